@@ -1,0 +1,41 @@
+"""Bit-twiddling primitives for numba kernels (single LLVM instructions).
+
+Ranking partial permutations needs "how many used cells lie below cell p",
+which is a popcount on a mask; flood fills need the lowest set bit.
+"""
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
+    return x(x), codegen
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a uint64."""
+    return _ctpop(types.uint64(x))
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero uint64."""
+    return _cttz(types.uint64(x))

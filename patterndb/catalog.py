@@ -1,0 +1,80 @@
+"""Names, builds and loads the table files of a data directory."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .datadir import available_memory
+from .errors import TableError
+from .exact import UNREACHED, build_exact, check_exact_size, histogram, table_size
+from .frame import Frame
+from .store import load_table, read_attrs, write_table
+
+EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
+
+
+def exact_path(data_dir: Path, frame: Frame) -> Path:
+    return Path(data_dir) / f"exact-{frame.key}.h5"
+
+
+def exact_expect(frame: Frame) -> dict[str, Any]:
+    return {
+        "kind": "exact",
+        "rows": frame.shape.rows,
+        "cols": frame.shape.cols,
+        "goal": str(frame.canonical_goal),
+    }
+
+
+def check_memory(needed: int, what: str) -> None:
+    free = available_memory()
+    if free >= 0 and needed > free:
+        raise TableError(
+            f"building {what} needs about {needed / 2**30:.2f} GiB but only {free / 2**30:.2f} GiB is available"
+        )
+
+
+def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:
+    """Build the complete table for frame's board and write it; returns the path."""
+    check_exact_size(frame)
+    size = table_size(frame.shape.n)
+    check_memory(int(size * 1.6), f"the exact {frame.shape} table")
+    table, seconds = build_exact(frame, progress=progress)
+    hist = histogram(table)
+    reach = table[table != UNREACHED]
+    attrs = exact_expect(frame) | {
+        "index": EXACT_INDEX,
+        "values": "optimal number of moves to the goal; 255 = unreachable (wrong parity)",
+        "unreachable": UNREACHED,
+        "blank_cell": frame.blank_cell,
+        "states": int(reach.size),
+        "histogram": hist,
+        "max": int(hist.size - 1),
+        "mean": float(reach.mean()),
+        "build_seconds": float(seconds),
+    }
+    path = exact_path(data_dir, frame)
+    write_table(path, table, attrs)
+    return path
+
+
+def load_exact(frame: Frame, data_dir: Path) -> np.ndarray:
+    path = exact_path(data_dir, frame)
+    if not path.exists():
+        raise TableError(f"no exact table for {frame.shape} in {data_dir}: run 'pdb build --rows {frame.shape.rows} --cols {frame.shape.cols}'")
+    table, _ = load_table(path, exact_expect(frame))
+    return table
+
+
+def list_tables(data_dir: Path) -> list[tuple[Path, dict[str, Any] | None, str]]:
+    """Every *.h5 in data_dir with its attributes (None and the reason when unreadable)."""
+    out = []
+    for path in sorted(Path(data_dir).glob("*.h5")):
+        try:
+            out.append((path, read_attrs(path), ""))
+        except TableError as e:
+            out.append((path, None, str(e)))
+    return out
+

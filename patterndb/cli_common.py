@@ -1,0 +1,81 @@
+"""Click options and error handling shared by the `pdb` and `solver` commands.
+
+Errors a user can cause become one line on stderr ("error: ...") and exit
+status 2 (bad input) or 1 (a damaged or missing table), never a traceback.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .board import GOAL_NAMES
+from .datadir import ENV_VAR
+from .errors import PuzzleError, TableError
+from .geometry import Shape
+
+
+class UserError(click.ClickException):
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def guarded(fn: Callable) -> Callable:
+    """Turn PuzzleError into a one-line message and exit status (2, or 1 for tables)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TableError as e:
+            raise UserError(str(e), 1) from None
+        except PuzzleError as e:
+            raise UserError(str(e), 2) from None
+
+    return wrapper
+
+
+def shape_options(fn: Callable) -> Callable:
+    fn = click.option("--cols", type=click.IntRange(2, 5), help="Board columns.")(fn)
+    fn = click.option("--rows", type=click.IntRange(2, 5), help="Board rows.")(fn)
+    fn = click.option("--size", type=click.IntRange(2, 5), help="Square board side (3 = 8-puzzle, 4 = 15-puzzle).")(fn)
+    return fn
+
+
+def goal_option(fn: Callable) -> Callable:
+    return click.option(
+        "--goal",
+        default="blank-last",
+        show_default=True,
+        help=f"Goal board: {' or '.join(GOAL_NAMES)}, or an explicit board.",
+    )(fn)
+
+
+def data_dir_option(fn: Callable) -> Callable:
+    return click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help=f"Directory of built tables [default: ${ENV_VAR}, else data/ of the checkout].",
+    )(fn)
+
+
+def resolve_shape(size: int | None, rows: int | None, cols: int | None, required: bool = True) -> Shape | None:
+    if size is not None and (rows is not None or cols is not None):
+        raise click.UsageError("give --size or --rows/--cols, not both")
+    if size is not None:
+        return Shape(size, size)
+    if rows is not None and cols is not None:
+        return Shape(rows, cols)
+    if rows is not None or cols is not None:
+        raise click.UsageError("give both --rows and --cols")
+    if required:
+        raise click.UsageError("give the board size: --size N or --rows R --cols C")
+    return None
+

@@ -1,0 +1,64 @@
+"""Board shapes: cells, adjacency and blank-move directions.
+
+Cells are numbered row-major from 0. A move is named by the direction the
+blank travels (U, D, L, R); the tile moved travels the opposite way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .errors import BoardError
+
+DIRECTIONS = "UDLR"
+_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+MIN_SIDE, MAX_SIDE = 2, 5
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A rows x cols board (2..5 on each side)."""
+
+    rows: int
+    cols: int
+
+    def __post_init__(self) -> None:
+        for name, v in (("rows", self.rows), ("cols", self.cols)):
+            if not isinstance(v, (int, np.integer)) or not MIN_SIDE <= v <= MAX_SIDE:
+                raise BoardError(
+                    f"{name} must be an integer from {MIN_SIDE} to {MAX_SIDE}, got {v!r}"
+                )
+
+    @property
+    def n(self) -> int:
+        """Number of cells (tiles including the blank)."""
+        return self.rows * self.cols
+
+    def __str__(self) -> str:
+        return f"{self.rows}x{self.cols}"
+
+    @cached_property
+    def neighbours(self) -> np.ndarray:
+        """(n, 4) int64 array: the cell the blank reaches going U, D, L, R, or -1."""
+        nb = np.full((self.n, 4), -1, dtype=np.int64)
+        for cell in range(self.n):
+            r, c = divmod(cell, self.cols)
+            for d, (dr, dc) in enumerate(_DELTAS):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < self.rows and 0 <= cc < self.cols:
+                    nb[cell, d] = rr * self.cols + cc
+        return nb
+
+    def direction(self, src: int, dst: int) -> str:
+        """Direction letter of a blank move from cell src to adjacent cell dst."""
+        for d in range(4):
+            if self.neighbours[src, d] == dst:
+                return DIRECTIONS[d]
+        raise ValueError(f"cells {src} and {dst} are not adjacent")
+
+    def manhattan(self, a: int, b: int) -> int:
+        ra, ca = divmod(a, self.cols)
+        rb, cb = divmod(b, self.cols)
+        return abs(ra - rb) + abs(ca - cb)

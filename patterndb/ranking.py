@@ -1,0 +1,75 @@
+"""Ranking and unranking of (partial) permutations as numba kernels.
+
+A placement of k distinct tiles on n cells is the array pos[0..k-1] of their
+cells. Its rank is the mixed-radix number whose i-th digit is pos[i] minus
+the number of earlier tiles on lower cells (radices n, n-1, ..., n-k+1), so
+ranks run over 0 .. P(n, k) - 1 and the first tile is the most significant
+digit: all placements with tile 0 on cell c form one contiguous block.
+With k == n this is the Lehmer rank of a full permutation (0 .. n! - 1).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .bits import popcount
+
+
+def num_placements(n: int, k: int) -> int:
+    """P(n, k) = n! / (n-k)!: the number of ranks."""
+    return math.perm(n, k)
+
+
+@njit(cache=True)
+def rank(pos, k, n):
+    """Rank of the placement pos[0..k-1] of k tiles on n cells."""
+    used = np.uint64(0)
+    r = 0
+    for i in range(k):
+        p = pos[i]
+        below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+        r = r * (n - i) + (p - below)
+        used |= np.uint64(1) << np.uint64(p)
+    return r
+
+
+@njit(cache=True)
+def unrank(r, k, n, pos):
+    """Inverse of rank: writes the cells into pos[0..k-1]."""
+    for i in range(k - 1, -1, -1):
+        radix = n - i
+        pos[i] = r % radix
+        r //= radix
+    used = np.uint64(0)
+    for i in range(k):
+        d = pos[i]
+        c = 0
+        while True:
+            if not (used >> np.uint64(c)) & np.uint64(1):
+                if d == 0:
+                    break
+                d -= 1
+            c += 1
+        pos[i] = c
+        used |= np.uint64(1) << np.uint64(c)
+
+
+@njit(cache=True)
+def rank_many(positions, n):
+    """Ranks of each row of a (m, k) array of placements."""
+    m, k = positions.shape
+    out = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        out[i] = rank(positions[i], k, n)
+    return out
+
+
+@njit(cache=True)
+def unrank_many(ranks, k, n):
+    """Placements (m, k) of each rank."""
+    out = np.empty((ranks.size, k), dtype=np.int64)
+    for i in range(ranks.size):
+        unrank(ranks[i], k, n, out[i])
+    return out
