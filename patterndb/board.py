@@ -100,8 +100,8 @@ def _check_tiles(shape: Shape, tiles: np.ndarray) -> None:
         raise BoardError(f"{what} is missing")
 
 
-def _tokenise_line(line: str) -> list[int]:
-    """Tiles of one line: separated integers, or one character per tile."""
+def _tokenise_line(line: str) -> list[tuple[int, str]]:
+    """(tile, source text) of one line: separated integers, or one character per tile."""
     line = line.strip()
     if _SEPARATED.search(line):
         out = []
@@ -109,20 +109,20 @@ def _tokenise_line(line: str) -> list[int]:
             if not tok:
                 continue
             if tok in ("_", "."):
-                out.append(0)
+                out.append((0, tok))
             elif tok.isdigit():
-                out.append(int(tok))
+                out.append((int(tok), tok))
             else:
                 raise BoardError(f"unexpected token {tok!r} in board: use integers, 0 or _ for the blank")
         return out
     out = []
     for ch in line:
         if ch in BLANK_CHARS:
-            out.append(0)
+            out.append((0, ch))
         elif ch.isdigit():
-            out.append(int(ch))
+            out.append((int(ch), ch))
         elif ch.isascii() and ch.isalpha():
-            out.append(ord(ch.upper()) - ord("A") + 10)
+            out.append((ord(ch.upper()) - ord("A") + 10, ch))
         else:
             raise BoardError(f"unexpected character {ch!r} in board")
     return out
@@ -142,8 +142,8 @@ def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> 
     if not lines:
         raise BoardError("empty board")
     per_line = [_tokenise_line(ln) for ln in lines]
-    tiles = [t for line in per_line for t in line]
-    count = len(tiles)
+    tokens = [tok for line in per_line for tok in line]
+    count = len(tokens)
     if rows is None and cols is None and len(lines) > 1:
         widths = {len(line) for line in per_line}
         if len(widths) != 1:
@@ -162,7 +162,11 @@ def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> 
     shape = Shape(rows, cols)
     if count != shape.n:
         raise BoardError(f"a {shape} board has {shape.n} tiles (blank included), got {count}")
-    return Board(shape, np.array(tiles, dtype=np.int64))
+    for value, text in tokens:
+        if value >= shape.n:
+            what = f"character {text!r}" if text.isalpha() else f"tile {value}"
+            raise BoardError(f"{what} is out of range: a {shape} board has tiles 0..{shape.n - 1}")
+    return Board(shape, np.array([v for v, _ in tokens], dtype=np.int64))
 
 
 GOAL_NAMES = ("blank-last", "blank-first")

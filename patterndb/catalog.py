@@ -8,7 +8,7 @@ import numpy as np
 
 from .datadir import available_memory
 from .errors import TableError
-from .exact import UNREACHED, build_exact, check_exact_size, histogram, table_size
+from .exact import UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
 from .frame import Frame
 from .store import load_table, read_attrs, write_table
 
@@ -40,19 +40,18 @@ def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Pa
     """Build the complete table for frame's board and write it; returns the path."""
     check_exact_size(frame)
     size = table_size(frame.shape.n)
-    check_memory(int(size * 1.6), f"the exact {frame.shape} table")
+    check_memory(int(size * 2.5), f"the exact {frame.shape} table")
     table, seconds = build_exact(frame, progress=progress)
     hist = histogram(table)
-    reach = table[table != UNREACHED]
     attrs = exact_expect(frame) | {
         "index": EXACT_INDEX,
         "values": "optimal number of moves to the goal; 255 = unreachable (wrong parity)",
         "unreachable": UNREACHED,
         "blank_cell": frame.blank_cell,
-        "states": int(reach.size),
+        "states": int(hist.sum()),
         "histogram": hist,
         "max": int(hist.size - 1),
-        "mean": float(reach.mean()),
+        "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
     path = exact_path(data_dir, frame)

@@ -12,6 +12,7 @@ from .catalog import build_exact_file, exact_path, list_tables
 from .cli_common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
+from .exact import value_counts
 from .frame import Frame
 from .store import checksum, load_table, read_attrs
 
@@ -101,7 +102,7 @@ def verify(file: Path) -> None:
     attrs = read_attrs(file)
     data, _ = load_table(file, {})
     hist = np.asarray(attrs["histogram"])
-    counts = np.bincount(data, minlength=256)[: hist.size]
+    counts = value_counts(data)[: hist.size]
     if not np.array_equal(counts, hist):
         raise TableError(f"{file} is damaged: value histogram differs from the recorded one")
     click.echo(f"OK {file}: {data.size:,} entries, crc32 {checksum(data):08x}, {time.perf_counter() - start:.2f}s")

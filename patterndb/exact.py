@@ -124,8 +124,21 @@ def build_exact(frame: Frame, progress: bool = False) -> tuple[np.ndarray, float
     return table, seconds
 
 
+@njit(cache=True)
+def value_counts(table):
+    """Entries per byte value, without np.bincount's cast of the whole table to intp."""
+    counts = np.zeros(256, dtype=np.int64)
+    for v in table:
+        counts[v] += 1
+    return counts
+
+
 def histogram(table: np.ndarray) -> np.ndarray:
-    """States per distance (unreachable entries excluded)."""
-    counts = np.bincount(table, minlength=256)
+    """Entries per value (unreachable entries excluded), up to the largest value."""
+    counts = value_counts(table)
     last = int(np.flatnonzero(counts[:UNREACHED])[-1])
     return counts[: last + 1]
+
+
+def histogram_mean(hist: np.ndarray) -> float:
+    return float((hist * np.arange(hist.size)).sum() / hist.sum())

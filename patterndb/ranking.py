@@ -6,6 +6,7 @@ the number of earlier tiles on lower cells (radices n, n-1, ..., n-k+1), so
 ranks run over 0 .. P(n, k) - 1 and the first tile is the most significant
 digit: all placements with tile 0 on cell c form one contiguous block.
 With k == n this is the Lehmer rank of a full permutation (0 .. n! - 1).
+Ranks are int64: P(n, k) must stay below 2**63 (any table does).
 """
 from __future__ import annotations
 

@@ -1,0 +1,62 @@
+"""The one interface every heuristic offers: a kernel tuple and a Python call."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from patterndb import Board
+
+from .kernels import h_full
+
+_DUMMY_I = np.zeros(1, dtype=np.int64)
+_DUMMY_2D = np.zeros((1, 1), dtype=np.int64)
+_DUMMY_U8 = np.zeros(1, dtype=np.uint8)
+
+
+@dataclass(frozen=True, eq=False)
+class Heuristic:
+    """An estimate of moves to the canonical goal.
+
+    admissible: never overestimates; consistent: changes by at most 1 per
+    move. H is the kernel tuple described in kernels.py.
+    """
+
+    name: str
+    admissible: bool
+    consistent: bool
+    H: tuple
+
+    def __call__(self, board: Board) -> int:
+        """Value on a board of the canonical frame."""
+        G = max(self.H[7].size, 1)
+        tiles = board.tiles.astype(np.int64)
+        return int(h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
+
+
+def kernel_tuple(
+    kind: int,
+    goal: Board,
+    table: np.ndarray = _DUMMY_U8,
+    group_of: np.ndarray | None = None,
+    group_tiles: np.ndarray = _DUMMY_2D,
+    group_k: np.ndarray = np.zeros(0, dtype=np.int64),
+    offsets: np.ndarray = _DUMMY_I,
+    refl_tile: np.ndarray = _DUMMY_I,
+    refl_cell: np.ndarray = _DUMMY_I,
+    reflect: bool = False,
+) -> tuple:
+    """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
+    shape = goal.shape
+    n = shape.n
+    goalpos = goal.positions()
+    md = np.zeros((n, n), dtype=np.int64)
+    for t in range(1, n):
+        for c in range(n):
+            md[t, c] = shape.manhattan(int(goalpos[t]), c)
+    if group_of is None:
+        group_of = np.full(n, -1, dtype=np.int64)
+    return (
+        np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
+        group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect),
+    )

@@ -1,0 +1,124 @@
+"""One best-first search for BFS, greedy, A* and weighted A*.
+
+They differ only in the ordering key wg * g + wh * h:
+BFS (uniform cost) wg=1, wh=0; greedy wg=0, wh=1; A* 1, 1; weighted A* 1, w.
+Ties go to the larger g. Nodes are stored in growable arrays; a typed dict
+maps a packed board to its node. A node whose g improves is reopened, so A*
+stays optimal with admissible but inconsistent heuristics.
+"""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from ..heuristics.kernels import h_full
+
+FOUND, EXHAUSTED, LIMIT = 0, 1, 2
+_KEY = types.UniTuple(types.int64, 2)
+
+
+@njit(cache=True, inline="always")
+def _key(board):
+    """The board packed into two int64 (5 bits a cell, up to 25 cells)."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    for c in range(board.size):
+        if c < 12:
+            lo |= np.int64(board[c]) << np.int64(5 * c)
+        else:
+            hi |= np.int64(board[c]) << np.int64(5 * (c - 12))
+    return (lo, hi)
+
+
+@njit(cache=True)
+def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
+    """Returns (status, path of blank cells, expanded, generated)."""
+    n = board0.size
+    cap = 1024
+    boards = np.empty((cap, n), dtype=np.int8)
+    parent = np.empty(cap, dtype=np.int64)
+    gs = np.empty(cap, dtype=np.int64)
+    closed = np.zeros(cap, dtype=np.bool_)
+    index = Dict.empty(key_type=_KEY, value_type=types.int64)
+    greg = np.zeros(max(H[7].size, 1), dtype=np.int64)
+    gref = np.zeros(max(H[7].size, 1), dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    board = board0.copy()
+    for c in range(n):
+        pos[board[c]] = c
+    boards[0] = board
+    parent[0] = -1
+    gs[0] = 0
+    count = 1
+    index[_key(board)] = 0
+    h0 = h_full(board, pos, H, greg, gref) if wh != 0.0 else 0
+    heap = [(wh * h0, 0, np.int64(0))]
+    expanded = 0
+    generated = 0
+    while heap:
+        _, _, node = heapq.heappop(heap)
+        if closed[node]:
+            continue
+        board[:] = boards[node]
+        if np.array_equal(board, goal):
+            length = gs[node]
+            path = np.empty(length + 1, dtype=np.int64)
+            i = node
+            for j in range(length, -1, -1):
+                for c in range(n):
+                    if boards[i, c] == 0:
+                        path[j] = c
+                i = parent[i]
+            return FOUND, path, expanded, generated
+        closed[node] = True
+        expanded += 1
+        if max_nodes > 0 and count >= max_nodes:
+            return LIMIT, np.zeros(1, dtype=np.int64), expanded, generated
+        for c in range(n):
+            pos[board[c]] = c
+        b = pos[0]
+        g = gs[node] + 1
+        for d in range(4):
+            c = nbrs[b, d]
+            if c < 0:
+                continue
+            t = board[c]
+            board[b] = t
+            board[c] = 0
+            generated += 1
+            key = _key(board)
+            child = np.int64(-1)
+            if key in index:
+                child = index[key]
+            if child < 0 or g < gs[child]:
+                if child < 0:
+                    if count == cap:
+                        cap *= 2
+                        boards2 = np.empty((cap, n), dtype=np.int8)
+                        boards2[:count] = boards[:count]
+                        boards = boards2
+                        parent = np.concatenate((parent, np.empty(cap - count, dtype=np.int64)))
+                        gs = np.concatenate((gs, np.empty(cap - count, dtype=np.int64)))
+                        closed = np.concatenate((closed, np.zeros(cap - count, dtype=np.bool_)))
+                    child = count
+                    count += 1
+                    index[key] = child
+                    boards[child] = board
+                closed[child] = False
+                parent[child] = node
+                gs[child] = g
+                if wh != 0.0:
+                    pos[t] = b
+                    pos[0] = c
+                    h = h_full(board, pos, H, greg, gref)
+                    pos[t] = c
+                    pos[0] = b
+                else:
+                    h = 0
+                heapq.heappush(heap, (wg * g + wh * h, -g, child))
+            board[c] = t
+            board[b] = 0
+    return EXHAUSTED, np.zeros(1, dtype=np.int64), expanded, generated

@@ -1,0 +1,82 @@
+"""Plain, slow reference implementations the fast kernels are tested against.
+
+Nothing here imports the kernels it checks: states are tuples, searches are
+dict-based, ranks come from itertools' lexicographic order.
+"""
+from __future__ import annotations
+
+from collections import deque
+from itertools import permutations
+
+
+def neighbours(rows: int, cols: int, cell: int) -> list[int]:
+    r, c = divmod(cell, cols)
+    out = []
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        if 0 <= r + dr < rows and 0 <= c + dc < cols:
+            out.append((r + dr) * cols + c + dc)
+    return out
+
+
+def successors(state: tuple, rows: int, cols: int):
+    b = state.index(0)
+    for c in neighbours(rows, cols, b):
+        s = list(state)
+        s[b], s[c] = s[c], 0
+        yield tuple(s)
+
+
+def bfs_distances(goal: tuple, rows: int, cols: int) -> dict[tuple, int]:
+    """Distance of every reachable board (cell -> tile tuples) to goal."""
+    dist = {goal: 0}
+    queue = deque([goal])
+    while queue:
+        s = queue.popleft()
+        for t in successors(s, rows, cols):
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    return dist
+
+
+def lex_rank(perm: tuple) -> int:
+    """Rank of a permutation in lexicographic order, by counting."""
+    n = len(perm)
+    r = 0
+    rest = sorted(perm)
+    fact = 1
+    for i in range(2, n):
+        fact *= i
+    for i, p in enumerate(perm):
+        r += rest.index(p) * fact
+        rest.remove(p)
+        if n - 1 - i > 0:
+            fact //= n - 1 - i
+    return r
+
+
+def all_perm_ranks(n: int) -> dict[tuple, int]:
+    return {p: i for i, p in enumerate(permutations(range(n)))}
+
+
+def manhattan(state: tuple, goal: tuple, cols: int) -> int:
+    h = 0
+    for c, t in enumerate(state):
+        if t:
+            g = goal.index(t)
+            h += abs(c // cols - g // cols) + abs(c % cols - g % cols)
+    return h
+
+
+def misplaced(state: tuple, goal: tuple) -> int:
+    return sum(1 for s, g in zip(state, goal) if s and s != g)
+
+
+def replay(state: tuple, tiles: list[int], rows: int, cols: int) -> tuple:
+    """Apply 'slide tile t into the blank' moves, checking adjacency."""
+    s = list(state)
+    for t in tiles:
+        b, c = s.index(0), s.index(t)
+        assert c in neighbours(rows, cols, b), f"tile {t} is not next to the blank"
+        s[b], s[c] = t, 0
+    return tuple(s)

@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from patterndb import Frame, Shape, make_goal
+from patterndb.catalog import load_exact
+from patterndb.exact import UNREACHED
+from patterndb.ranking import unrank_many
+from solver import heuristics
+from solver.heuristics.kernels import h_many
+
+from . import naive
+
+
+@pytest.fixture(scope="module")
+def all_8puzzle(data_dir):
+    """Every reachable 8-puzzle board (canonical frame) with its exact distance."""
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    table = load_exact(frame, data_dir)
+    ranks = np.flatnonzero(table != UNREACHED)
+    pos = unrank_many(ranks, 9, 9)
+    boards = np.empty_like(pos)
+    np.put_along_axis(boards, pos, np.arange(9)[None, :].repeat(len(pos), 0), axis=1)
+    return frame, boards, table[ranks].astype(np.int64)
+
+
+@pytest.mark.parametrize("name", ["misplaced", "manhattan", "linear-conflict"])
+def test_admissible_on_every_8puzzle_state(all_8puzzle, name):
+    frame, boards, dist = all_8puzzle
+    assert len(boards) == 181440
+    h = h_many(boards, heuristics.CLASSIC[name](frame.canonical_goal).H)
+    assert (h <= dist).all()
+    assert h[dist == 0].tolist() == [0]
+
+
+def test_linear_conflict_dominates_manhattan(all_8puzzle):
+    frame, boards, dist = all_8puzzle
+    g = frame.canonical_goal
+    lc = h_many(boards, heuristics.linear_conflict(g).H)
+    md = h_many(boards, heuristics.manhattan(g).H)
+    assert (lc >= md).all() and (lc > md).any()
+    assert md.mean() < lc.mean() < dist.mean()
+
+
+def test_kernels_match_naive(all_8puzzle, rng):
+    frame, boards, _ = all_8puzzle
+    g = frame.canonical_goal
+    goal = tuple(g.tiles.tolist())
+    sample = boards[rng.choice(len(boards), 500, replace=False)]
+    md = h_many(sample, heuristics.manhattan(g).H)
+    mp = h_many(sample, heuristics.misplaced(g).H)
+    for b, m, p in zip(sample.tolist(), md, mp):
+        assert m == naive.manhattan(tuple(b), goal, 3)
+        assert p == naive.misplaced(tuple(b), goal)
+
+
+def test_exact_heuristic_is_the_table(all_8puzzle, data_dir):
+    frame, boards, dist = all_8puzzle
+    h = h_many(boards, heuristics.exact(frame, data_dir).H)
+    assert (h == dist).all()
+
+
+@pytest.mark.parametrize("name", ["misplaced", "manhattan"])
+def test_consistent_where_claimed(all_8puzzle, rng, name):
+    frame, boards, _ = all_8puzzle
+    heur = heuristics.CLASSIC[name](frame.canonical_goal)
+    assert heur.consistent
+    sample = boards[rng.choice(len(boards), 3000, replace=False)]
+    hs = h_many(sample, heur.H)
+    for b, h in zip(sample.tolist(), hs):
+        kids = np.array(list(naive.successors(tuple(b), 3, 3)))
+        assert (np.abs(h_many(kids, heur.H) - h) <= 1).all()

@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+
+from patterndb import BoardError, Shape, make_goal, parse_board, random_board, scramble
+from solver import distance, solve
+
+from . import naive
+
+
+def _check(sol, rows, cols):
+    end = naive.replay(tuple(sol.board.tiles.tolist()), sol.moves, rows, cols)
+    assert end == tuple(sol.goal.tiles.tolist())
+    assert len(sol.directions) == sol.length
+
+
+@pytest.mark.parametrize("goal", ["blank-last", "blank-first"])
+def test_optimal_algorithms_match_the_table(data_dir, rng, goal):
+    shape = Shape(3, 3)
+    g = make_goal(shape, goal)
+    ref = naive.bfs_distances(tuple(g.tiles.tolist()), 3, 3)
+    combos = [("table", None), ("idastar", "manhattan"), ("idastar", "linear-conflict"),
+              ("astar", "linear-conflict"), ("astar", "misplaced"), ("idastar", "exact")]
+    for i in range(150):
+        b = random_board(shape, g, rng)
+        alg, h = combos[i % len(combos)]
+        sol = solve(b, goal, algorithm=alg, heuristic=h, data_dir=data_dir)
+        _check(sol, 3, 3)
+        assert sol.optimal and sol.length == ref[tuple(b.tiles.tolist())]
+        assert distance(b, goal, data_dir=data_dir) == sol.length
+
+
+def test_blind_algorithms(data_dir, rng):
+    g = make_goal(Shape(3, 3), "blank-last")
+    for moves in (0, 5, 12):
+        b = scramble(g, moves, rng)
+        d = distance(b, data_dir=data_dir)
+        for alg in ("bfs", "iddfs"):
+            sol = solve(b, algorithm=alg, data_dir=data_dir)
+            _check(sol, 3, 3)
+            assert sol.optimal and sol.length == d and sol.heuristic == "none"
+
+
+def test_suboptimal_algorithms_replay_and_say_so(data_dir, rng):
+    g = make_goal(Shape(3, 3), "blank-last")
+    for _ in range(20):
+        b = random_board(g.shape, g, rng)
+        d = distance(b, data_dir=data_dir)
+        for alg in ("greedy", "wastar"):
+            sol = solve(b, algorithm=alg, heuristic="manhattan", weight=3.0, data_dir=data_dir)
+            _check(sol, 3, 3)
+            assert not sol.optimal and sol.length >= d
+            if alg == "wastar":
+                assert sol.length <= 3 * d
+
+
+def test_rectangular_and_explicit_goals(data_dir, rng):
+    for rows, cols, goal in ((2, 3, "blank-first"), (2, 4, "blank-last"), (3, 2, "2 1 0 3 5 4")):
+        g = make_goal(Shape(rows, cols), goal)
+        ref = naive.bfs_distances(tuple(g.tiles.tolist()), rows, cols)
+        for _ in range(15):
+            b = random_board(g.shape, g, rng)
+            sol = solve(b, goal, algorithm="idastar", heuristic="linear-conflict", data_dir=data_dir)
+            _check(sol, rows, cols)
+            assert sol.length == ref[tuple(b.tiles.tolist())]
+
+
+def test_15_puzzle_idastar_agrees_with_astar(rng):
+    g = make_goal(Shape(4, 4), "blank-first")
+    for _ in range(5):
+        b = scramble(g, 30, rng)
+        a = solve(b, "blank-first", algorithm="idastar", heuristic="manhattan")
+        c = solve(b, "blank-first", algorithm="astar", heuristic="linear-conflict")
+        _check(a, 4, 4)
+        _check(c, 4, 4)
+        assert a.length == c.length
+
+
+@pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
+def test_easiest_korf_instance(heuristic):
+    line = open("data/korf100.txt").read().splitlines()[2 + 54].split()  # instance 55: length 41
+    b = parse_board(" ".join(line[:16]))
+    sol = solve(b, "blank-first", algorithm="idastar", heuristic=heuristic)
+    _check(sol, 4, 4)
+    assert sol.length == int(line[16]) and sol.optimal
+
+
+def test_unsolvable_and_bad_requests(data_dir):
+    with pytest.raises(BoardError, match="not solvable"):
+        solve("12345687_", data_dir=data_dir)
+    with pytest.raises(BoardError, match="unknown algorithm"):
+        solve("12345678_", algorithm="dijkstra", data_dir=data_dir)
+    with pytest.raises(BoardError, match="takes no heuristic"):
+        solve("1234567_8", algorithm="bfs", heuristic="manhattan", data_dir=data_dir)
+    with pytest.raises(BoardError, match="weight"):
+        solve("1234567_8", algorithm="wastar", heuristic="manhattan", weight=0.5, data_dir=data_dir)
+
+
+def test_node_limit_is_reported(data_dir):
+    b = parse_board("8 6 7 2 5 4 3 0 1")
+    with pytest.raises(RuntimeError, match="node limit"):
+        solve(b, algorithm="bfs", max_nodes=100, data_dir=data_dir)

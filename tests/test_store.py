@@ -1,0 +1,95 @@
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from patterndb import Frame, Shape, TableError, make_goal
+from patterndb.catalog import build_exact_file, exact_path, load_exact
+from patterndb import store
+
+
+@pytest.fixture
+def table_file(tmp_path):
+    frame = Frame.for_goal(make_goal(Shape(2, 3), "blank-last"))
+    return frame, build_exact_file(frame, tmp_path)
+
+
+def test_loads(table_file):
+    frame, path = table_file
+    assert load_exact(frame, path.parent).size == 720
+
+
+def test_other_board_or_goal_refused(table_file, tmp_path):
+    frame, path = table_file
+    other = Frame.for_goal(make_goal(Shape(2, 3), "1 2 0 3 4 5"))
+    os.replace(path, exact_path(tmp_path, other))
+    with pytest.raises(TableError, match="built for goal"):
+        load_exact(other, tmp_path)
+    wrong_shape = Frame.for_goal(make_goal(Shape(3, 2), "blank-last"))
+    os.replace(exact_path(tmp_path, other), exact_path(tmp_path, wrong_shape))
+    with pytest.raises(TableError, match="built for rows"):
+        load_exact(wrong_shape, tmp_path)
+
+
+def test_flipped_byte_refused(table_file):
+    frame, path = table_file
+    with h5py.File(path, "r+") as f:
+        f["table"][5] ^= 1
+    with pytest.raises(TableError, match="checksum"):
+        load_exact(frame, path.parent)
+
+
+def test_truncated_file_refused(table_file):
+    frame, path = table_file
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(TableError, match="damaged"):
+        load_exact(frame, path.parent)
+
+
+def test_not_hdf5_refused(tmp_path):
+    p = tmp_path / "x.h5"
+    p.write_text("hello")
+    with pytest.raises(TableError, match="damaged or not an HDF5 file"):
+        store.read_attrs(p)
+
+
+def test_missing_table_names_the_command(tmp_path):
+    frame = Frame.for_goal(make_goal(Shape(2, 4), "blank-last"))
+    with pytest.raises(TableError, match="pdb build --rows 2 --cols 4"):
+        load_exact(frame, tmp_path)
+
+
+def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
+    path = tmp_path / "t.h5"
+    real = h5py.File.create_dataset
+
+    def boom(self, *a, **k):
+        real(self, *a, **k)
+        raise KeyboardInterrupt  # killed half way through writing
+
+    monkeypatch.setattr(h5py.Group, "create_dataset", boom)
+    with pytest.raises(KeyboardInterrupt):
+        store.write_table(path, np.zeros(10, np.uint8), {"kind": "exact"})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_killed_process_leaves_no_loadable_file(tmp_path):
+    """A real kill -9 while writing: the final name appears only complete."""
+    import subprocess, sys, time, signal
+    code = (
+        "import numpy as np; from patterndb import store; from pathlib import Path\n"
+        f"store.write_table(Path({str(tmp_path / 'big.h5')!r}), np.ones(400_000_000, np.uint8), {{'kind': 'x'}})\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code])
+    time.sleep(1.5)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    final = tmp_path / "big.h5"
+    if final.exists():  # it finished before the kill: then it must load whole
+        assert store.read_attrs(final)["entries"] == 400_000_000
+    else:
+        for leftover in tmp_path.iterdir():
+            with pytest.raises(TableError):
+                store.read_attrs(leftover)
