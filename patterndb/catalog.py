@@ -9,7 +9,10 @@ import numpy as np
 from .datadir import available_memory
 from .errors import TableError
 from .exact import UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
+from .additive import build_pattern, bytes_needed
 from .frame import Frame
+from .patterns import group_label
+from .ranking import num_placements
 from .store import load_table, read_attrs, write_table
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
@@ -77,3 +80,58 @@ def list_tables(data_dir: Path) -> list[tuple[Path, dict[str, Any] | None, str]]
             out.append((path, None, str(e)))
     return out
 
+
+
+PDB_INDEX = "rank of the cells of the group's tiles, in increasing tile order, in the canonical goal frame"
+PDB_COST = (
+    "Korf-Felner additive: a move of a pattern tile costs 1, other tiles and the blank move free; "
+    "minimum over blank positions"
+)
+
+
+def pattern_path(data_dir: Path, frame: Frame, tiles: tuple[int, ...]) -> Path:
+    return Path(data_dir) / f"pdb-{frame.key}-{group_label(tiles)}.h5"
+
+
+def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:
+    return {
+        "kind": "pdb",
+        "rows": frame.shape.rows,
+        "cols": frame.shape.cols,
+        "goal": str(frame.canonical_goal),
+        "tiles": np.array(tiles, dtype=np.int64),
+    }
+
+
+def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, progress: bool = False) -> Path:
+    """Build one group's table and write it atomically; returns the path."""
+    n = frame.shape.n
+    check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
+    goal_cells = frame.canonical_goal.positions()[list(tiles)]
+    label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
+    table, seconds, levels = build_pattern(frame.shape.neighbours, goal_cells, frame.blank_cell, label)
+    hist = histogram(table)
+    attrs = pattern_expect(frame, tiles) | {
+        "tiles_label": group_label(tiles),
+        "index": PDB_INDEX,
+        "values": "fewest moves of the group's tiles to bring them home (admissible, additive over disjoint groups)",
+        "cost_model": PDB_COST,
+        "blank_cell": frame.blank_cell,
+        "histogram": hist,
+        "max": int(hist.size - 1),
+        "mean": histogram_mean(hist),
+        "build_seconds": float(seconds),
+    }
+    if hist.sum() != num_placements(n, len(tiles)):
+        raise TableError(f"internal error: {num_placements(n, len(tiles)) - hist.sum()} placements unreached")
+    path = pattern_path(data_dir, frame, tiles)
+    write_table(path, table, attrs)
+    return path
+
+
+def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path, out: np.ndarray | None = None) -> np.ndarray:
+    path = pattern_path(data_dir, frame, tiles)
+    if not path.exists():
+        raise TableError(f"no table for tiles {group_label(tiles)} of {frame.shape} in {data_dir}")
+    table, _ = load_table(path, pattern_expect(frame, tiles), out=out)
+    return table

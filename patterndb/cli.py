@@ -8,12 +8,13 @@ import click
 import numpy as np
 
 from .board import make_goal
-from .catalog import build_exact_file, exact_path, list_tables
+from .catalog import build_exact_file, build_pattern_file, exact_path, list_tables, pattern_path
 from .cli_common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
 from .exact import value_counts
 from .frame import Frame
+from .patterns import group_label, parse_partition
 from .store import checksum, load_table, read_attrs
 
 
@@ -26,17 +27,26 @@ def main() -> None:
 @shape_options
 @goal_option
 @data_dir_option
+@click.option("--pattern", "-p", default=None,
+              help="Build additive pattern databases: a named partition (7-8, 6-6-3, 5-5-5 on 4x4; "
+                   "6-6-6-6 on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8.")
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded
-def build(size, rows, cols, goal, data_dir, force, quiet) -> None:
-    """Build the complete exact-distance table of a small board (up to 12 cells).
+def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
+    """Build tables; prints the path of each table file.
 
-    Example: pdb build --size 3   (the 8-puzzle, 181,440 states)
+    \b
+    pdb build --size 3                  exact 8-puzzle table (181,440 states)
+    pdb build --rows 3 --cols 4         exact table, 239,500,800 states
+    pdb build --size 4 --pattern 7-8    15-puzzle pattern databases
     """
     shape = resolve_shape(size, rows, cols)
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
+    if pattern is not None:
+        _build_patterns(frame, parse_partition(pattern, frame), ddir, force, quiet)
+        return
     path = exact_path(ddir, frame)
     if path.exists() and not force:
         if not quiet:
@@ -54,10 +64,25 @@ def build(size, rows, cols, goal, data_dir, force, quiet) -> None:
     click.echo(str(path))
 
 
+def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:
+    """Build each group's table once; a group already cached (by any partition) is reused."""
+    for tiles in groups:
+        path = pattern_path(ddir, frame, tiles)
+        if path.exists() and not force:
+            if not quiet:
+                click.echo(f"cached: tiles {group_label(tiles)}: {path}", err=True)
+        else:
+            path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
+            if not quiet:
+                a = read_attrs(path)
+                click.echo(f"built {path}: max {a['max']}, mean {a['mean']:.2f}, {a['build_seconds']:.1f}s", err=True)
+        click.echo(str(path))
+
+
 def _describe(attrs: dict) -> str:
     if attrs.get("kind") == "exact":
         return "exact"
-    return f"pattern {attrs.get('tiles_label', '?')}"
+    return f"tiles {attrs.get('tiles_label', '?')}"
 
 
 @main.command("list")

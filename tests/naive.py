@@ -80,3 +80,35 @@ def replay(state: tuple, tiles: list[int], rows: int, cols: int) -> tuple:
         assert c in neighbours(rows, cols, b), f"tile {t} is not next to the blank"
         s[b], s[c] = t, 0
     return tuple(s)
+
+
+def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int) -> dict[tuple, int]:
+    """Korf-Felner pattern database by 0-1 BFS over (pattern tile cells, blank cell):
+    moving a pattern tile costs 1, moving any other tile costs 0. Returns
+    placement -> fewest pattern moves, minimised over blank cells."""
+    start = (tuple(goal_cells), goal_blank)
+    dist = {start: 0}
+    dq = deque([start])
+    while dq:
+        state = dq.popleft()
+        cells, blank = state
+        d = dist[state]
+        for c in neighbours(rows, cols, blank):
+            if c in cells:
+                i = cells.index(c)
+                nxt = (cells[:i] + (blank,) + cells[i + 1:], c)
+                cost = 1
+            else:
+                nxt = (cells, c)
+                cost = 0
+            if nxt not in dist or dist[nxt] > d + cost:
+                dist[nxt] = d + cost
+                if cost:
+                    dq.append(nxt)
+                else:
+                    dq.appendleft(nxt)
+    best: dict[tuple, int] = {}
+    for (cells, _), d in dist.items():
+        if cells not in best or d < best[cells]:
+            best[cells] = d
+    return best

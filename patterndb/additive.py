@@ -1,0 +1,230 @@
+"""Disjoint additive pattern databases (Korf & Felner 2002), built by BFS.
+
+A table covers one group of k tiles. Its abstract state is the placement of
+those tiles plus the region of the blank: the blank wanders among the other
+cells for free (moves of non-pattern tiles cost 0), so only the connected
+region of non-pattern cells it is in matters. A move of a pattern tile into
+the blank's region costs 1. The table stores, per placement (indexed by its
+rank, ranking.py), the fewest pattern-tile moves to the goal over all blank
+regions, so tables of disjoint groups add up admissibly.
+
+Search state: one word per placement holding a 2-bit code for each cell not
+covered by the pattern (by its ordinal among those cells), used for the
+region whose lowest cell it is: 0 unseen, 1 expanded, 2 and 3 frontier.
+The frontier code alternates per level (level d expands code 2 + d % 2 and
+marks code 2 + (d + 1) % 2), so no pass is needed between levels.
+
+Both cores work without locks or atomics. Phase A expands moves of tiles
+1..k-1: they keep tile 0's cell, i.e. stay in the contiguous block of ranks
+with that cell, so one thread owns each block. Phase B expands moves of
+tile 0, which keep tile 1's cell; one thread owns each such set of ranks.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from .bits import lowest_bit, popcount
+from .progress import LevelProgress
+from .ranking import num_placements, rank
+
+UNREACHED = 255
+FIELD_MASK = np.uint64(3)
+
+
+def word_dtype(free_cells: int) -> np.dtype:
+    """Smallest unsigned word with 2 bits per non-pattern cell."""
+    for dt in (np.uint16, np.uint32, np.uint64):
+        if 2 * free_cells <= 8 * np.dtype(dt).itemsize:
+            return np.dtype(dt)
+    raise ValueError("more than 32 non-pattern cells")
+
+
+def bytes_needed(n: int, k: int) -> int:
+    return num_placements(n, k) * (1 + word_dtype(n - k).itemsize)
+
+
+@njit(cache=True, inline="always")
+def _flood(seed, free, nbmask):
+    """Cells connected to seed through free cells (bitmasks over cells)."""
+    region = np.uint64(1) << np.uint64(seed)
+    frontier = region
+    while frontier:
+        c = lowest_bit(frontier)
+        frontier &= frontier - np.uint64(1)
+        grow = nbmask[c] & free & ~region
+        region |= grow
+        frontier |= grow
+    return region
+
+
+@njit(cache=True, inline="always")
+def _ordinal(cell, free):
+    return popcount(free & ((np.uint64(1) << np.uint64(cell)) - np.uint64(1)))
+
+
+@njit(cache=True, inline="always")
+def _unrank_into(r, k, n, pos):
+    for i in range(k - 1, -1, -1):
+        radix = n - i
+        pos[i] = r % radix
+        r //= radix
+    used = np.uint64(0)
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    for i in range(k):
+        free = full & ~used
+        for _ in range(pos[i]):
+            free &= free - np.uint64(1)
+        c = lowest_bit(free)
+        pos[i] = c
+        used |= np.uint64(1) << np.uint64(c)
+    return used
+
+
+@njit(cache=True)
+def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs):
+    """Expand the frontier fields of ranks [start, start+count) by moves of
+    tiles tile_lo..tile_hi-1; with close, mark the fields expanded.
+    Returns the number of placements reached for the first time."""
+    cur = np.uint64(2 + level % 2)
+    nxt = np.uint64(2 + (level + 1) % 2)
+    m1 = np.uint64(0x5555555555555555)
+    cur_lo = cur & np.uint64(1)  # the high bit of a frontier code is always 1
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    pos = np.empty(k, dtype=np.int64)
+    new_placements = 0
+    for r in range(start, start + count):
+        w = np.uint64(words[r])
+        hi = (w >> np.uint64(1)) & m1
+        lo = w & m1
+        sel = hi & (lo if cur_lo else ~lo) & m1  # fields whose code == cur
+        if not sel:
+            continue
+        used = _unrank_into(r, k, n, pos)
+        free = full & ~used
+        while sel:
+            bit = lowest_bit(sel)
+            sel &= sel - np.uint64(1)
+            ordv = bit >> np.uint64(1)
+            # the region's lowest cell is the ordv-th free cell
+            f = free
+            for _ in range(ordv):
+                f &= f - np.uint64(1)
+            region = _flood(lowest_bit(f), free, nbmask)
+            for i in range(tile_lo, tile_hi):
+                c = pos[i]
+                if not (nbmask[c] & region):
+                    continue
+                for d in range(4):
+                    b = nbrs[c, d]
+                    if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
+                        continue
+                    pos[i] = b
+                    r2 = rank(pos, k, n)
+                    free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
+                    reg2 = _flood(c, free2, nbmask)
+                    shift = np.uint64(2) * _ordinal(lowest_bit(reg2), free2)
+                    w2 = np.uint64(words[r2])
+                    if not ((w2 >> shift) & FIELD_MASK):
+                        words[r2] = w2 | (nxt << shift)
+                        if dist[r2] == UNREACHED:
+                            dist[r2] = level + 1
+                            new_placements += 1
+                    pos[i] = c
+            if close:
+                w = np.uint64(words[r])
+                words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
+    return new_placements
+
+
+@njit(cache=True, parallel=True)
+def _phase_a(words, dist, level, k, n, nbmask, nbrs, out):
+    block = dist.size // n
+    for c0 in prange(n):
+        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs)
+
+
+@njit(cache=True, parallel=True)
+def _phase_b(words, dist, level, k, n, nbmask, nbrs, out):
+    block = dist.size // n
+    sub = block // (n - 1)
+    for c1 in prange(n):
+        total = 0
+        for c0 in range(n):
+            if c0 != c1:
+                d1 = c1 - (1 if c0 < c1 else 0)
+                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs)
+        out[c1] = total
+
+
+def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
+    masks = np.zeros(len(nbrs), dtype=np.uint64)
+    for c, row in enumerate(nbrs):
+        for b in row:
+            if b >= 0:
+                masks[c] |= np.uint64(1) << np.uint64(b)
+    return masks
+
+
+def build_pattern(
+    nbrs: np.ndarray, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None
+) -> tuple[np.ndarray, float, int]:
+    """Build the table of the tiles whose goal cells are goal_cells (in rank order).
+
+    Returns (table, seconds, levels). progress: a label for per-level output, or None.
+    """
+    start = time.perf_counter()
+    n = len(nbrs)
+    k = len(goal_cells)
+    size = num_placements(n, k)
+    nbmask = _neighbour_masks(nbrs)
+    dist = np.full(size, UNREACHED, dtype=np.uint8)
+    words = np.zeros(size, dtype=word_dtype(n - k))
+    pos = np.asarray(goal_cells, dtype=np.int64)
+    r0 = rank(pos, k, n)
+    used = int(sum(1 << int(c) for c in pos))
+    free = ((1 << n) - 1) & ~used
+    region = int(_flood(goal_blank, np.uint64(free), nbmask))
+    low = (region & -region).bit_length() - 1
+    ordv = bin(free & ((1 << low) - 1)).count("1")
+    words[r0] = 2 << (2 * ordv)  # level 0 frontier code
+    dist[r0] = 0
+    out = np.zeros(n, dtype=np.int64)
+    bar = LevelProgress(progress, size) if progress else None
+    done, level = 1, 0
+    while True:
+        if k > 1:
+            _phase_a(words, dist, level, k, n, nbmask, nbrs, out)
+            new = int(out.sum())
+            _phase_b(words, dist, level, k, n, nbmask, nbrs, out)
+            new += int(out.sum())
+        else:
+            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs)
+        frontier = _count_code(words, np.uint64(2 + (level + 1) % 2))
+        level += 1
+        done += new
+        if bar:
+            bar.level(level, done, new)
+        if frontier == 0:
+            break
+    del words
+    seconds = time.perf_counter() - start
+    if bar:
+        bar.done(seconds)
+    return dist, seconds, level - 1
+
+
+@njit(cache=True, parallel=True)
+def _count_code(words, code):
+    """Fields holding code (the next frontier's size)."""
+    m1 = np.uint64(0x5555555555555555)
+    total = 0
+    for r in prange(words.size):
+        w = np.uint64(words[r])
+        hi = (w >> np.uint64(1)) & m1
+        lo = w & m1
+        sel = hi & (lo if code & np.uint64(1) else ~lo) & m1
+        total += popcount(sel)
+    return total

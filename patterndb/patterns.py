@@ -1,0 +1,95 @@
+"""Pattern specifications: named partitions and explicit tile groups.
+
+Named partitions are given in the canonical frame (blank-first layout, where
+tile t's goal cell is t), so they mean "the corresponding groups" for any
+goal the frame maps there (blank-last included). Explicit groups use the
+user's own tile numbers: "1-7/8-15", "1,2,5,6/3,4,7,8", ranges allowed.
+A spec that names a partition for the board is read as that name, so
+"7-8" is the 7-8 partition, not tiles 7 and 8 (write "7,8" for those).
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import PatternError
+from .frame import Frame
+
+
+def _r(a: int, b: int) -> tuple[int, ...]:
+    return tuple(range(a, b + 1))
+
+
+NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
+    (3, 3): {"4-4": (_r(1, 4), _r(5, 8))},
+    (4, 4): {
+        "7-8": (_r(1, 7), _r(8, 15)),
+        "6-6-3": ((1, 2, 3, 5, 6, 7), (4, 8, 9, 12, 13, 14), (10, 11, 15)),
+        "5-5-5": ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
+    },
+    (5, 5): {
+        "6-6-6-6": ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
+    },
+}
+_TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
+
+
+def named_partitions(rows: int, cols: int) -> dict[str, tuple[tuple[int, ...], ...]]:
+    return NAMED.get((rows, cols), {})
+
+
+def _parse_group(text: str, n: int) -> list[int]:
+    tiles: list[int] = []
+    for tok in text.split(","):
+        tok = tok.strip()
+        m = _TOKEN.match(tok)
+        if not m:
+            raise PatternError(f"bad tile group item {tok!r}: use numbers and ranges like 1-7 or 1,2,5")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) else a
+        if a > b:
+            raise PatternError(f"bad range {tok!r}: {a} > {b}")
+        tiles.extend(range(a, b + 1))
+    for t in tiles:
+        if not 1 <= t <= n - 1:
+            raise PatternError(f"tile {t} is not a tile of this board (tiles are 1..{n - 1}; the blank cannot be in a pattern)")
+    return tiles
+
+
+def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
+    """The tile groups of spec, as sorted canonical tile labels."""
+    shape = frame.shape
+    spec = spec.strip()
+    named = named_partitions(shape.rows, shape.cols)
+    if spec in named:
+        return tuple(tuple(g) for g in named[spec])
+    if not spec:
+        raise PatternError("empty pattern")
+    if re.fullmatch(r"\d+(-\d+){2,}", spec):
+        names = ", ".join(named) or "none"
+        raise PatternError(f"no named partition {spec!r} for {shape} (named: {names}); give tile groups like 1-7/8-15")
+    groups = [_parse_group(g, shape.n) for g in spec.split("/")]
+    seen: dict[int, int] = {}
+    for i, g in enumerate(groups):
+        if not g:
+            raise PatternError("empty tile group")
+        for t in g:
+            if t in seen:
+                where = "twice in one group" if seen[t] == i else "in two groups"
+                raise PatternError(f"tile {t} appears {where}: groups must be disjoint")
+            seen[t] = i
+    for g in groups:
+        if len(g) > shape.n - 2:
+            raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")
+    return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
+
+
+def group_label(tiles: tuple[int, ...]) -> str:
+    """'1-7', '1,2,5,6': compact text of a sorted tile group."""
+    parts, i = [], 0
+    while i < len(tiles):
+        j = i
+        while j + 1 < len(tiles) and tiles[j + 1] == tiles[j] + 1:
+            j += 1
+        parts.append(f"{tiles[i]}-{tiles[j]}" if j > i + 1 else ",".join(map(str, tiles[i : j + 1])))
+        i = j + 1
+    return ",".join(parts)
