@@ -5,10 +5,13 @@
 
 Boards are mapped into the canonical frame (patterndb.frame), searched there,
 and the moves are mapped back to the caller's tile numbers and directions.
+A Plan (algorithm plus loaded heuristic) is made once per board shape and
+goal and reused for every board of a batch.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -16,12 +19,16 @@ import numpy as np
 
 from patterndb import Board, BoardError, Frame, TableError, make_goal, parse_board
 from patterndb.board import check_solvable
-from patterndb.catalog import build_exact_file, exact_path
+from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
+from patterndb.patterns import group_label, named_partitions, parse_partition
+from patterndb.store import check_attrs, read_attrs
 
 from . import heuristics
 from .heuristics import Heuristic
-from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, idastar_kernel, table_walk
+from .heuristics.pdb import cached
+from .heuristics.kernels import PDB
+from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, idastar_kernel, idastar_pdb_kernel, table_walk
 from .solution import Solution
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
@@ -34,6 +41,28 @@ def _quiet(_: str) -> None:
     pass
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the caller asked for; None means 'the best available'."""
+
+    algorithm: str | None = None
+    heuristic: str | None = None
+    weight: float = 2.0
+    data_dir: Path | None = None
+    max_nodes: int | None = None
+    pattern: str | None = None
+    pdb_files: tuple[Path, ...] = ()
+    reflect: bool = True
+
+
+@dataclass(frozen=True)
+class Plan:
+    frame: Frame
+    algorithm: str
+    heuristic: Heuristic
+    options: Options
+
+
 def as_board(board: Board | str, rows: int | None = None, cols: int | None = None) -> Board:
     return board if isinstance(board, Board) else parse_board(board, rows, cols)
 
@@ -44,6 +73,13 @@ def prepare(board: Board | str, goal: Board | str, rows: int | None = None, cols
     goal_board = make_goal(board.shape, goal)
     check_solvable(board, goal_board)
     return board, Frame.for_goal(goal_board)
+
+
+def _build_hint(frame: Frame, pattern: str) -> str:
+    s = frame.shape
+    size = f"--size {s.rows}" if s.rows == s.cols else f"--rows {s.rows} --cols {s.cols}"
+    goal = "" if frame.key == Frame.for_goal(make_goal(s, "blank-last")).key else f" --goal '{frame.goal}'"
+    return f"pdb build {size}{goal} --pattern {pattern}"
 
 
 def exact_available(frame: Frame, data_dir: Path) -> bool:
@@ -61,18 +97,121 @@ def exact_heuristic(frame: Frame, data_dir: Path, log: Log) -> Heuristic:
     return heuristics.exact(frame, data_dir)
 
 
-def choose_heuristic(name: str | None, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
-    """The named heuristic, or the strongest one available when name is None."""
+def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heuristic:
+    groups = []
+    for f in files:
+        attrs = read_attrs(f)
+        if attrs.get("kind") != "pdb":
+            raise TableError(f"{f} is not a pattern database (kind {attrs.get('kind')!r})")
+        tiles = tuple(int(t) for t in attrs["tiles"])
+        check_attrs(f, attrs, pattern_expect(frame, tiles))
+        if set(tiles) & {t for g in groups for t in g}:
+            raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
+        groups.append(tiles)
+    return heuristics.pdb(frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect)
+
+
+def _pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
+    groups = parse_partition(pattern, frame)
+    paths = cached(frame, groups, data_dir)
+    if paths is None:
+        raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{_build_hint(frame, pattern)}'")
+    return heuristics.pdb(frame, groups, paths, pattern, reflect)
+
+
+def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
+    """The first fully cached named partition (they are listed strongest first)."""
+    for name in named_partitions(frame.shape.rows, frame.shape.cols):
+        if cached(frame, parse_partition(name, frame), data_dir) is not None:
+            return _pdb_named(frame, name, data_dir, reflect)
+    return None
+
+
+def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
+    """The requested heuristic, or the strongest one available."""
+    name = opts.heuristic
+    if opts.pdb_files or opts.pattern:
+        if name not in (None, "pdb"):
+            raise BoardError(f"--pattern/--pdb choose pattern databases: they do not go with --heuristic {name}")
+        if opts.pdb_files:
+            return _pdb_from_files(frame, opts.pdb_files, opts.reflect)
+        return _pdb_named(frame, opts.pattern, data_dir, opts.reflect)
     goal = frame.canonical_goal
-    if name is None:
-        if exact_available(frame, data_dir):
-            return exact_heuristic(frame, data_dir, log)
-        return heuristics.linear_conflict(goal)
-    if name == "exact":
+    if name == "exact" or (name is None and exact_available(frame, data_dir)):
         return exact_heuristic(frame, data_dir, log)
     if name in heuristics.CLASSIC:
         return heuristics.CLASSIC[name](goal)
-    raise BoardError(f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact'])}")
+    if name not in (None, "pdb"):
+        raise BoardError(f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact', 'pdb'])}")
+    h = strongest_pdb(frame, data_dir, opts.reflect)
+    named = list(named_partitions(frame.shape.rows, frame.shape.cols))
+    if h is None and name == "pdb":
+        hint = f": run '{_build_hint(frame, named[0])}'" if named else ""
+        raise TableError(f"no pattern databases cached for {frame.shape} in {data_dir}{hint}")
+    if h is None:
+        if named:
+            log(f"no pattern databases cached for {frame.shape}; '{_build_hint(frame, named[0])}' would make this much faster")
+        return heuristics.linear_conflict(goal)
+    return h
+
+
+def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
+    ddir = resolve_data_dir(opts.data_dir)
+    algorithm = opts.algorithm
+    if algorithm is None:
+        wants_exact = opts.heuristic in (None, "exact") and not opts.pattern and not opts.pdb_files
+        algorithm = "table" if wants_exact and exact_available(frame, ddir) else "idastar"
+    if algorithm not in ALGORITHMS:
+        raise BoardError(f"unknown algorithm {algorithm!r}: choose from {', '.join(ALGORITHMS)}")
+    if algorithm in ("bfs", "iddfs"):
+        if opts.heuristic is not None or opts.pattern or opts.pdb_files:
+            raise BoardError(f"{algorithm} is blind: it takes no heuristic")
+        h = heuristics.blind(frame.canonical_goal)
+    elif algorithm == "table":
+        if opts.heuristic not in (None, "exact") or opts.pattern or opts.pdb_files:
+            raise BoardError("the table walk uses the exact table: it takes no other heuristic")
+        h = exact_heuristic(frame, ddir, log)
+    else:
+        h = choose_heuristic(opts, frame, ddir, log)
+    if algorithm == "wastar" and not opts.weight >= 1.0:
+        raise BoardError(f"--weight must be >= 1, got {opts.weight}")
+    return Plan(frame, algorithm, h, opts)
+
+
+def run(board: Board, plan: Plan) -> Solution:
+    """Search with a prepared plan (thread-safe: kernels release the GIL)."""
+    start = time.perf_counter()
+    frame, algorithm, h, opts = plan.frame, plan.algorithm, plan.heuristic, plan.options
+    canon = frame.to_canonical(board)
+    tiles = canon.tiles.astype(np.int64)
+    goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
+    nbrs = board.shape.neighbours
+    if algorithm == "table":
+        path, generated = table_walk(canon, h.H[4])
+        expanded = len(path) - 1
+        optimal, proof = True, "exact distance table"
+    elif algorithm in ("idastar", "iddfs"):
+        kernel = idastar_pdb_kernel if h.H[0] == PDB else idastar_kernel
+        status, path, expanded, generated, _ = kernel(tiles, goal_tiles, h.H, nbrs, opts.max_nodes or 0)
+        _check_status(status, algorithm, expanded)
+        optimal = h.admissible
+        proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
+    else:
+        wg, wh = BEST_FIRST_KEYS.get(algorithm, (1.0, float(opts.weight)))
+        limit = DEFAULT_MAX_NODES if opts.max_nodes is None else opts.max_nodes
+        status, path, expanded, generated = best_first_kernel(tiles, goal_tiles, h.H, nbrs, wg, wh, limit)
+        _check_status(status, algorithm, expanded)
+        if algorithm == "bfs":
+            optimal, proof = True, "breadth-first search"
+        elif algorithm == "greedy":
+            optimal, proof = False, "greedy best-first search gives no guarantee"
+        elif wh == 1.0 and h.admissible:
+            optimal, proof = True, f"A* with admissible {h.name}"
+        else:
+            optimal, proof = False, f"weighted A* (w={opts.weight}) is only within a factor {opts.weight} of optimal"
+    heuristic = "none" if algorithm in ("bfs", "iddfs") else h.name
+    return _solution(board, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
+                     expanded, generated, time.perf_counter() - start)
 
 
 def solve(
@@ -85,60 +224,23 @@ def solve(
     max_nodes: int | None = None,
     rows: int | None = None,
     cols: int | None = None,
+    pattern: str | None = None,
+    pdb_files: tuple[Path, ...] = (),
+    reflect: bool = True,
     log: Log = _quiet,
 ) -> Solution:
     """Solve a board. By default: walk the exact table when one exists (or is
-    small enough to build), else IDA* with the strongest available heuristic.
-    Raises BoardError for bad input, TableError for missing/damaged tables,
-    RuntimeError when a node limit stops the search."""
+    small enough to build), else IDA* with the strongest cached heuristic
+    (pattern databases, else linear conflict). Raises BoardError for bad
+    input, TableError for missing/damaged tables, RuntimeError when a node
+    limit stops the search."""
     start = time.perf_counter()
     board, frame = prepare(board, goal, rows, cols)
-    ddir = resolve_data_dir(data_dir)
-    if algorithm is None:
-        algorithm = "table" if heuristic in (None, "exact") and exact_available(frame, ddir) else "idastar"
-    if algorithm not in ALGORITHMS:
-        raise BoardError(f"unknown algorithm {algorithm!r}: choose from {', '.join(ALGORITHMS)}")
-    if algorithm in ("bfs", "iddfs"):
-        if heuristic is not None:
-            raise BoardError(f"{algorithm} is blind: it takes no heuristic")
-        h = heuristics.blind(frame.canonical_goal)
-    elif algorithm == "table":
-        if heuristic not in (None, "exact"):
-            raise BoardError("the table walk uses the exact table: it takes no other heuristic")
-        h = exact_heuristic(frame, ddir, log)
-    else:
-        h = choose_heuristic(heuristic, frame, ddir, log)
-    if algorithm == "wastar" and not weight >= 1.0:
-        raise BoardError(f"--weight must be >= 1, got {weight}")
-    canon = frame.to_canonical(board)
-    tiles = canon.tiles.astype(np.int64)
-    goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
-    nbrs = board.shape.neighbours
-    limit = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
-    expanded = generated = 0
-    if algorithm == "table":
-        path, generated = table_walk(canon, h.H[4])
-        expanded = len(path) - 1
-        optimal, proof = True, "exact distance table"
-    elif algorithm in ("idastar", "iddfs"):
-        status, path, expanded, generated, _ = idastar_kernel(tiles, goal_tiles, h.H, nbrs, max_nodes or 0)
-        _check_status(status, algorithm, expanded)
-        optimal = h.admissible
-        proof = f"{'IDDFS' if algorithm == 'iddfs' else 'IDA*'} with {'no heuristic' if algorithm == 'iddfs' else 'admissible ' + h.name}"
-    else:
-        wg, wh = BEST_FIRST_KEYS.get(algorithm, (1.0, float(weight)))
-        status, path, expanded, generated = best_first_kernel(tiles, goal_tiles, h.H, nbrs, wg, wh, limit)
-        _check_status(status, algorithm, expanded)
-        if algorithm == "bfs":
-            optimal, proof = True, "breadth-first search"
-        elif algorithm == "greedy":
-            optimal, proof = False, "greedy best-first search gives no guarantee"
-        elif wh == 1.0 and h.admissible:
-            optimal, proof = True, f"A* with admissible {h.name}"
-        else:
-            optimal, proof = False, f"weighted A* (w={weight}) is only within a factor {weight} of optimal"
-    return _solution(board, frame, [int(c) for c in path], optimal, proof, algorithm,
-                     "none" if algorithm in ("bfs", "iddfs") else h.name, expanded, generated, time.perf_counter() - start)
+    opts = Options(algorithm, heuristic, weight, Path(data_dir) if data_dir else None, max_nodes,
+                   pattern, tuple(Path(p) for p in pdb_files), reflect)
+    sol = run(board, make_plan(frame, opts, log))
+    sol.seconds = time.perf_counter() - start
+    return sol
 
 
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
@@ -151,10 +253,9 @@ def _check_status(status: int, algorithm: str, expanded: int) -> None:
 def _solution(board: Board, frame: Frame, path: list[int], optimal: bool, proof: str, algorithm: str,
               heuristic: str, expanded: int, generated: int, seconds: float) -> Solution:
     """Turn a canonical blank-cell path into the caller's tiles and directions, checking each step."""
-    canon = frame.to_canonical(board)
     shape = board.shape
     tiles, dirs = [], []
-    cur = canon
+    cur = frame.to_canonical(board)
     for a, b in zip(path, path[1:]):
         dirs.append(shape.direction(a, b))
         tiles.append(int(cur.tiles[b]))

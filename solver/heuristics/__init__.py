@@ -2,7 +2,8 @@
 from .base import Heuristic
 from .classic import blind, linear_conflict, manhattan, misplaced
 from .exact import exact
+from .pdb import pdb
 
 CLASSIC = {"misplaced": misplaced, "manhattan": manhattan, "linear-conflict": linear_conflict}
 
-__all__ = ["CLASSIC", "Heuristic", "blind", "exact", "linear_conflict", "manhattan", "misplaced"]
+__all__ = ["CLASSIC", "Heuristic", "blind", "exact", "linear_conflict", "manhattan", "misplaced", "pdb"]

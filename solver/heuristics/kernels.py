@@ -122,13 +122,13 @@ def h_full(board, pos, H, greg, gref):
 
 
 @njit(cache=True)
-def h_move(board, pos, H, h, t, src, dst, greg0, gref0, greg1, gref1):
+def h_move(board, pos, H, h, t, src, dst, scratch):
     """Heuristic after tile t slid from src to dst (board/pos already updated).
 
-    Incremental where the heuristic allows: Manhattan and misplaced change by
-    the moved tile's term, a PDB sum by the moved tile's group (regular and
-    mirrored), using the per-group values of the parent (greg0/gref0) and
-    writing the child's (greg1/gref1)."""
+    Incremental for misplaced and Manhattan (only the moved tile's term
+    changes); recomputed for the others. Pattern databases have their own
+    incremental kernel (search/idastar_pdb.py); scratch is h_full's group
+    buffer for kinds that need none."""
     kind = H[0]
     if kind == BLIND:
         return 0
@@ -137,27 +137,7 @@ def h_move(board, pos, H, h, t, src, dst, greg0, gref0, greg1, gref1):
     if kind == MISPLACED:
         goal = H[1][t]
         return h - (goal != src) + (goal != dst)
-    if kind != PDB:
-        return h_full(board, pos, H, greg1, gref1)
-    group_of = H[5]
-    hr = 0
-    hf = 0
-    g = group_of[t]
-    for j in range(greg0.size):
-        greg1[j] = greg0[j]
-    if g >= 0:
-        greg1[g] = group_value(pos, H, g, False)
-    for j in range(greg1.size):
-        hr += greg1[j]
-    if H[11]:
-        for j in range(gref0.size):
-            gref1[j] = gref0[j]
-        g = group_of[H[9][t]]
-        if g >= 0:
-            gref1[g] = group_value(pos, H, g, True)
-        for j in range(gref1.size):
-            hf += gref1[j]
-    return max(hr, hf)
+    return h_full(board, pos, H, scratch, scratch)
 
 
 @njit(cache=True)

@@ -3,7 +3,8 @@
 With the blind heuristic (h = 0) it is exactly iterative-deepening DFS, so
 IDDFS is this kernel too. The heuristic is updated per move (h_move), the
 move back to the previous cell is never generated, and the next threshold
-is the smallest f that exceeded the current one.
+is the smallest f that exceeded the current one, raised to the parity of
+the solution length. Pattern databases use idastar_pdb.py instead.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ MAX_DEPTH = 512
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def idastar_kernel(board0, goal, H, nbrs, max_nodes):
     """Returns (status, path of blank cells, expanded, generated, last threshold).
 
@@ -24,7 +25,6 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
     boards), LIMIT (max_nodes expansions reached, max_nodes <= 0 = none).
     """
     n = board0.size
-    G = max(H[7].size, 1)
     board = board0.copy()
     pos = np.empty(n, dtype=np.int64)
     for c in range(n):
@@ -32,10 +32,15 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # blank cell at each depth
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     hs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
-    greg = np.zeros((MAX_DEPTH + 1, G), dtype=np.int64)
-    gref = np.zeros((MAX_DEPTH + 1, G), dtype=np.int64)
-    h0 = h_full(board, pos, H, greg[0], gref[0])
-    bound = h0
+    scratch = np.zeros(1, dtype=np.int64)
+    h0 = h_full(board, pos, H, scratch, scratch)
+    goal_blank = 0
+    for c in range(n):
+        if goal[c] == 0:
+            goal_blank = c
+    cols = H[3]
+    parity = (abs(pos[0] // cols - goal_blank // cols) + abs(pos[0] % cols - goal_blank % cols)) & 1
+    bound = h0 + ((h0 & 1) ^ parity)
     expanded = 0
     generated = 0
     cells[0] = pos[0]
@@ -70,7 +75,7 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
             pos[t] = b
             pos[0] = c
             generated += 1
-            h = h_move(board, pos, H, hs[depth], t, c, b, greg[depth], gref[depth], greg[depth + 1], gref[depth + 1])
+            h = h_move(board, pos, H, hs[depth], t, c, b, scratch)
             f = depth + 1 + h
             if f > bound or depth + 1 >= MAX_DEPTH:
                 if f < nxt:
@@ -91,4 +96,4 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
                 return LIMIT, cells[:1].copy(), expanded, generated, bound
         if nxt == np.int64(1) << 62:
             return EXHAUSTED, cells[:1].copy(), expanded, generated, bound
-        bound = nxt
+        bound = nxt + ((nxt & 1) ^ parity)

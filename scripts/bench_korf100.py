@@ -1,0 +1,65 @@
+#!/usr/bin/env python
+"""Solve Korf's 100 (or any batch file) and print instance, length, nodes, seconds.
+
+Exits 1 if any length differs from the known optimum. Loading time and
+search time are reported apart; search seconds are summed per instance
+(CPU-like) and also given as wall time on the thread pool.
+
+    python scripts/bench_korf100.py --pattern 7-8
+    python scripts/bench_korf100.py --pattern 6-6-3 --no-reflect --workers 1
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--file", default=str(ROOT / "data" / "korf100.txt"))
+    ap.add_argument("--pattern", default="7-8")
+    ap.add_argument("--goal", default="blank-first")
+    ap.add_argument("--no-reflect", action="store_true")
+    ap.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
+    ap.add_argument("--first", type=int, default=None, help="only the first N boards")
+    ap.add_argument("--data-dir", default=None)
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    from solver.api import Options, make_plan, prepare
+    from solver.batch import read_batch, solve_batch
+
+    entries = read_batch(args.file)[: args.first]
+    opts = Options(pattern=args.pattern, reflect=not args.no_reflect,
+                   data_dir=Path(args.data_dir) if args.data_dir else None)
+    t1 = time.perf_counter()
+    _, frame = prepare(entries[0].board, args.goal)
+    plans = {frame.key: make_plan(frame, opts)}  # load the tables once, timed
+    t2 = time.perf_counter()
+    print(f"{'#':>3} {'length':>6} {'known':>5} {'nodes generated':>16} {'seconds':>8}")
+    bad = nodes = 0
+    cpu = 0.0
+    start = time.perf_counter()
+    for i, (e, sol) in enumerate(solve_batch(entries, args.goal, opts, lambda m: None, args.workers, plans), 1):
+        ok = e.expected is None or sol.length == e.expected
+        bad += not ok
+        nodes += sol.nodes_generated
+        cpu += sol.seconds
+        print(f"{i:>3} {sol.length:>6} {e.expected if e.expected is not None else '':>5} {sol.nodes_generated:>16,} "
+              f"{sol.seconds:>8.3f}{'' if ok else '  MISMATCH'}", flush=True)
+    wall = time.perf_counter() - start
+    print(f"total: {len(entries)} boards, {nodes:,} nodes generated, search {cpu:.2f}s summed "
+          f"({nodes / cpu / 1e6:.2f} M nodes/s per thread), {wall:.2f}s wall; "
+          f"import {t1 - t0:.2f}s, table load {t2 - t1:.2f}s; heuristic {sol.heuristic}")
+    if bad:
+        print(f"FAIL: {bad} length(s) differ from the known optimum", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

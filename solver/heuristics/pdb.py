@@ -1,0 +1,67 @@
+"""Disjoint additive pattern databases as a heuristic, with diagonal reflection.
+
+All group tables are read straight into one flat uint8 buffer (no copies).
+On square boards whose goal is symmetric about the main diagonal (blank in
+a diagonal corner, e.g. blank-first), the mirrored state is looked up too
+and the larger sum is used (Korf & Felner 2002). Each sum is consistent, so
+their maximum is too.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from patterndb.catalog import pattern_expect, pattern_path
+from patterndb.store import load_table
+from patterndb.frame import Frame
+from patterndb.ranking import num_placements
+
+from .base import Heuristic, kernel_tuple
+from .kernels import PDB
+
+
+def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
+    """(refl_tile, refl_cell) mapping the canonical goal onto itself by transposition, or None."""
+    shape = frame.shape
+    if shape.rows != shape.cols:
+        return None
+    n, s = shape.n, shape.cols
+    cell = np.array([(c % s) * s + c // s for c in range(n)], dtype=np.int64)
+    goal = frame.canonical_goal.tiles.astype(np.int64)
+    gpos = frame.canonical_goal.positions()
+    tile = goal[cell[gpos]]
+    if tile[0] != 0:
+        return None  # the blank's goal cell is off the diagonal
+    return tile, cell
+
+
+def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
+    """The additive heuristic of the group tables in paths (validated against frame)."""
+    n = frame.shape.n
+    sizes = [num_placements(n, len(g)) for g in groups]
+    offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+    table = np.empty(sum(sizes), dtype=np.uint8)
+    for g, path, off, size in zip(groups, paths, offsets, sizes):
+        load_table(path, pattern_expect(frame, g), out=table[off : off + size])
+    kmax = max(len(g) for g in groups)
+    group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
+    group_of = np.full(n, -1, dtype=np.int64)
+    for i, g in enumerate(groups):
+        group_tiles[i, : len(g)] = g
+        group_of[list(g)] = i
+    refl = reflection(frame) if reflect else None
+    refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
+    H = kernel_tuple(
+        PDB, frame.canonical_goal, table=table, group_of=group_of, group_tiles=group_tiles,
+        group_k=np.array([len(g) for g in groups], dtype=np.int64), offsets=offsets,
+        refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
+    )
+    label = f"pdb {name}" + (" + reflection" if refl is not None else "")
+    return Heuristic(label, True, False, H)
+
+
+def cached(frame: Frame, groups: tuple[tuple[int, ...], ...], data_dir: Path) -> list[Path] | None:
+    """The table files of every group, or None if any is missing."""
+    paths = [pattern_path(data_dir, frame, g) for g in groups]
+    return paths if all(p.exists() for p in paths) else None
