@@ -4,14 +4,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
-echo "== pdb build --size 3   (exact 8-puzzle table)"
+echo "== pdb build --size 3   (exact 8-puzzle table, 181,440 states)"
 pdb build --size 3
-for board in 8672543_1 "1 4 0 5 8 2 3 6 7" 863.54217; do
+for board in 8672543_1 "1 4 0 5 8 2 3 6 7"; do
   echo "== solver solve '$board'"
   solver solve "$board"
 done
-echo "== solver distance 8672543_1"
-solver distance 8672543_1
-board=$(solver scramble --size 4 --moves 60 --seed 7)
-echo "== solver solve '$board'   (15-puzzle, IDA*)"
-solver solve "$board"
+echo "== solver distance 863.54217"
+solver distance 863.54217
+echo "== pdb build --size 4 --pattern 5-5-5   (15-puzzle additive pattern databases)"
+pdb build --size 4 --pattern 5-5-5
+echo "== solver solve: Korf's instance 1 (blank-first goal, optimal length 57)"
+solver solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first
+echo "== solver solve --file: Korf's first 10 instances, both cores"
+head -12 data/korf100.txt > "${TMPDIR:-/tmp}/korf10.txt"
+solver solve --file "${TMPDIR:-/tmp}/korf10.txt" --goal blank-first
+echo "For the strongest tables (about 6 minutes, 1.7 GB): pdb build --size 4 --pattern 7-8"
