@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -47,17 +48,21 @@ def bytes_needed(n: int, k: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _flood(seed, free, nbmask):
-    """Cells connected to seed through free cells (bitmasks over cells)."""
-    region = np.uint64(1) << np.uint64(seed)
-    frontier = region
-    while frontier:
-        c = lowest_bit(frontier)
-        frontier &= frontier - np.uint64(1)
-        grow = nbmask[c] & free & ~region
-        region |= grow
-        frontier |= grow
-    return region
+def _flood(seed, free, geo):
+    """Cells connected to seed through free cells, all directions at once on
+    bitmasks. geo = (cols, cells not in the first column, cells not in the
+    last column, all cells)."""
+    cols = geo[0]
+    not_first = geo[1]
+    not_last = geo[2]
+    x = np.uint64(1) << np.uint64(seed)
+    while True:
+        y = (x | ((x & not_last) << np.uint64(1)) | ((x & not_first) >> np.uint64(1))
+             | (x << cols) | (x >> cols)) & free
+        y |= x
+        if y == x:
+            return x
+        x = y
 
 
 @njit(cache=True, inline="always")
@@ -84,7 +89,7 @@ def _unrank_into(r, k, n, pos):
 
 
 @njit(cache=True)
-def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs):
+def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo):
     """Expand the frontier fields of ranks [start, start+count) by moves of
     tiles tile_lo..tile_hi-1; with close, mark the fields expanded.
     Returns the number of placements reached for the first time."""
@@ -112,7 +117,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
             f = free
             for _ in range(ordv):
                 f &= f - np.uint64(1)
-            region = _flood(lowest_bit(f), free, nbmask)
+            region = _flood(lowest_bit(f), free, geo)
             for i in range(tile_lo, tile_hi):
                 c = pos[i]
                 if not (nbmask[c] & region):
@@ -124,7 +129,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                     pos[i] = b
                     r2 = rank(pos, k, n)
                     free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
-                    reg2 = _flood(c, free2, nbmask)
+                    reg2 = _flood(c, free2, geo)
                     shift = np.uint64(2) * _ordinal(lowest_bit(reg2), free2)
                     w2 = np.uint64(words[r2])
                     if not ((w2 >> shift) & FIELD_MASK):
@@ -140,14 +145,14 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
 
 
 @njit(cache=True, parallel=True)
-def _phase_a(words, dist, level, k, n, nbmask, nbrs, out):
+def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, out):
     block = dist.size // n
     for c0 in prange(n):
-        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs)
+        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo)
 
 
 @njit(cache=True, parallel=True)
-def _phase_b(words, dist, level, k, n, nbmask, nbrs, out):
+def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, out):
     block = dist.size // n
     sub = block // (n - 1)
     for c1 in prange(n):
@@ -155,7 +160,7 @@ def _phase_b(words, dist, level, k, n, nbmask, nbrs, out):
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs)
+                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo)
         out[c1] = total
 
 
@@ -168,10 +173,18 @@ def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
     return masks
 
 
+def _geometry(n: int, cols: int) -> np.ndarray:
+    first = sum(1 << c for c in range(0, n, cols))
+    last = sum(1 << c for c in range(cols - 1, n, cols))
+    full = (1 << n) - 1
+    return np.array([cols, full & ~first, full & ~last, full], dtype=np.uint64)
+
+
 def build_pattern(
-    nbrs: np.ndarray, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None
+    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None
 ) -> tuple[np.ndarray, float, int]:
-    """Build the table of the tiles whose goal cells are goal_cells (in rank order).
+    """Build the table of the tiles whose goal cells are goal_cells (in rank order)
+    on the board with adjacency nbrs and the given number of columns.
 
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
     """
@@ -180,13 +193,14 @@ def build_pattern(
     k = len(goal_cells)
     size = num_placements(n, k)
     nbmask = _neighbour_masks(nbrs)
+    geo = _geometry(n, cols)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     words = np.zeros(size, dtype=word_dtype(n - k))
     pos = np.asarray(goal_cells, dtype=np.int64)
     r0 = rank(pos, k, n)
     used = int(sum(1 << int(c) for c in pos))
     free = ((1 << n) - 1) & ~used
-    region = int(_flood(goal_blank, np.uint64(free), nbmask))
+    region = int(_flood(goal_blank, np.uint64(free), geo))
     low = (region & -region).bit_length() - 1
     ordv = bin(free & ((1 << low) - 1)).count("1")
     words[r0] = 2 << (2 * ordv)  # level 0 frontier code
@@ -196,12 +210,15 @@ def build_pattern(
     done, level = 1, 0
     while True:
         if k > 1:
-            _phase_a(words, dist, level, k, n, nbmask, nbrs, out)
+            # Blocks differ in work per level: hand them out one at a time.
+            old = numba.set_parallel_chunksize(1)
+            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, out)
             new = int(out.sum())
-            _phase_b(words, dist, level, k, n, nbmask, nbrs, out)
+            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, out)
             new += int(out.sum())
+            numba.set_parallel_chunksize(old)
         else:
-            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs)
+            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo)
         frontier = _count_code(words, np.uint64(2 + (level + 1) % 2))
         level += 1
         done += new

@@ -109,7 +109,7 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
     goal_cells = frame.canonical_goal.positions()[list(tiles)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
-    table, seconds, levels = build_pattern(frame.shape.neighbours, goal_cells, frame.blank_cell, label)
+    table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell, label)
     hist = histogram(table)
     attrs = pattern_expect(frame, tiles) | {
         "tiles_label": group_label(tiles),

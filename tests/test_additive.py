@@ -13,7 +13,7 @@ from . import naive
 
 def _check(rows, cols, cells, blank):
     shape = Shape(rows, cols)
-    table, _, _ = build_pattern(shape.neighbours, np.array(cells), blank)
+    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank)
     ref = naive.pattern_table(rows, cols, tuple(cells), blank)
     keys = np.array(list(ref))
     assert len(ref) == (table != 255).sum()  # nothing the reference cannot reach

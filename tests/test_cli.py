@@ -84,3 +84,49 @@ def test_help_everywhere():
     for cmd, sub in ((pdb, []), (pdb, ["build"]), (pdb, ["list"]), (solver, []), (solver, ["solve"]), (solver, ["distance"])):
         r = CliRunner().invoke(cmd, [*sub, "--help"])
         assert r.exit_code == 0 and "Usage" in r.stdout
+
+
+def test_pdb_build_pattern_and_reuse(tmp_path):
+    args = ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]
+    r = CliRunner().invoke(pdb, args)
+    assert r.exit_code == 0, r.output
+    assert len(r.stdout.split()) == 2 and "built" in r.stderr
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-4/5,6/7,8", "--data-dir", str(tmp_path), "-q"])
+    # Default goal blank-last: user tiles t are canonical 9 - t, so 1-4 is the cached 5-8.
+    assert r.exit_code == 0 and len(r.stdout.split()) == 3
+    assert "pdb-3x3-b0-5-8.h5" in r.stdout.split()[0]
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert "tiles 5-8" in r.stdout and "tiles 1,2" in r.stdout and "tiles 3,4" in r.stdout
+    for bad in ("1-4/4-8", "0,1", "9", "5-5-5"):
+        r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", bad, "--data-dir", str(tmp_path)])
+        assert r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+
+
+def _batch(tmp_path, text):
+    f = tmp_path / "boards.txt"
+    f.write_text(text)
+    return str(f)
+
+
+def test_solve_file_table_json_and_exit_codes(run, tmp_path):
+    good = _batch(tmp_path, "# three boards\n8672543_1 31\n1 2 3 4 5 6 7 0 8  # one move\n\n863.54217 25\n")
+    r = run(solver, ["solve", "--file", good])
+    assert r.exit_code == 0, r.output
+    assert "all expected lengths met" in r.stderr and r.stdout.count("\n") == 4
+    r = run(solver, ["solve", "--file", good, "--json"])
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(d["length"], d["expected"]) for d in rows] == [(31, 31), (1, None), (25, 25)]
+    assert rows[0]["board"] == "8 6 7 2 5 4 3 0 1" and all(d["optimal"] for d in rows)
+    bad = _batch(tmp_path, "8672543_1 30\n")
+    r = run(solver, ["solve", "--file", bad])
+    assert r.exit_code == 1 and "MISMATCH" in r.stdout
+    junk = _batch(tmp_path, "8672543_1\n12345687_\n")
+    r = run(solver, ["solve", "--file", junk])
+    assert r.exit_code == 2 and "line 2" in r.stderr
+    r = run(solver, ["solve", "--file", good, "8672543_1"])
+    assert r.exit_code == 2
+
+
+def test_missing_pattern_is_an_error_naming_the_command(run):
+    r = run(solver, ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--pattern", "7-8"])
+    assert r.exit_code == 1 and "pdb build --size 4 --pattern 7-8" in r.stderr
