@@ -66,6 +66,50 @@ def _flood(seed, free, geo):
 
 
 @njit(cache=True, inline="always")
+def _moved_rank(r, i, c, b, occ, weights):
+    """Rank after tile i moves from cell c to free cell b, from the rank r before.
+
+    Only tiles on cells strictly between c and b change their digits: tile i's
+    digit moves by |b - c| less the earlier tiles in between, each later tile
+    in between by one. A horizontal move (nothing in between) changes the
+    rank by exactly weights[i]."""
+    lo = min(b, c)
+    hi = max(b, c)
+    earlier = 0
+    later = 0
+    for x in range(lo + 1, hi):
+        j = occ[x]
+        if j >= 0:
+            if j < i:
+                earlier += 1
+            else:
+                later += weights[j]
+    if b > c:
+        return r + weights[i] * (b - c - earlier) + later
+    return r - weights[i] * (c - b - earlier) - later
+
+
+@njit(cache=True)
+def region_table(n, geo):
+    """For boards of up to 16 cells: [free * n + c] -> the region of c among
+    the free cells (2 MB for 4x4), replacing a flood fill per move."""
+    out = np.zeros((1 << n) * n, dtype=np.uint16)
+    for free in range(1 << n):
+        f = np.uint64(free)
+        for c in range(n):
+            if (f >> np.uint64(c)) & np.uint64(1):
+                out[free * n + c] = _flood(c, f, geo)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _region(c, free, n, geo, regions):
+    if regions.size > 1:
+        return np.uint64(regions[np.int64(free) * n + c])
+    return _flood(c, free, geo)
+
+
+@njit(cache=True, inline="always")
 def _ordinal(cell, free):
     return popcount(free & ((np.uint64(1) << np.uint64(cell)) - np.uint64(1)))
 
@@ -89,7 +133,7 @@ def _unrank_into(r, k, n, pos):
 
 
 @njit(cache=True)
-def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo):
+def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights):
     """Expand the frontier fields of ranks [start, start+count) by moves of
     tiles tile_lo..tile_hi-1; with close, mark the fields expanded.
     Returns the number of placements reached for the first time."""
@@ -99,6 +143,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
     cur_lo = cur & np.uint64(1)  # the high bit of a frontier code is always 1
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     pos = np.empty(k, dtype=np.int64)
+    occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     for r in range(start, start + count):
         w = np.uint64(words[r])
@@ -109,6 +154,8 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
             continue
         used = _unrank_into(r, k, n, pos)
         free = full & ~used
+        for i in range(k):
+            occ[pos[i]] = i
         while sel:
             bit = lowest_bit(sel)
             sel &= sel - np.uint64(1)
@@ -117,7 +164,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
             f = free
             for _ in range(ordv):
                 f &= f - np.uint64(1)
-            region = _flood(lowest_bit(f), free, geo)
+            region = _region(lowest_bit(f), free, n, geo, regions)
             for i in range(tile_lo, tile_hi):
                 c = pos[i]
                 if not (nbmask[c] & region):
@@ -126,33 +173,33 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                     b = nbrs[c, d]
                     if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
                         continue
-                    pos[i] = b
-                    r2 = rank(pos, k, n)
+                    r2 = _moved_rank(r, i, c, b, occ, weights)
                     free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
-                    reg2 = _flood(c, free2, geo)
-                    shift = np.uint64(2) * _ordinal(lowest_bit(reg2), free2)
+                    low = lowest_bit(_region(c, free2, n, geo, regions))
+                    shift = np.uint64(2) * _ordinal(low, free2)
                     w2 = np.uint64(words[r2])
                     if not ((w2 >> shift) & FIELD_MASK):
                         words[r2] = w2 | (nxt << shift)
-                        if dist[r2] == UNREACHED:
+                        if not w2:  # no region reached before: the placement is new
                             dist[r2] = level + 1
                             new_placements += 1
-                    pos[i] = c
             if close:
                 w = np.uint64(words[r])
                 words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
+        for i in range(k):
+            occ[pos[i]] = -1
     return new_placements
 
 
 @njit(cache=True, parallel=True)
-def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, out):
+def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out):
     block = dist.size // n
     for c0 in prange(n):
-        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo)
+        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
 
 
 @njit(cache=True, parallel=True)
-def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, out):
+def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out):
     block = dist.size // n
     sub = block // (n - 1)
     for c1 in prange(n):
@@ -160,7 +207,7 @@ def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, out):
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo)
+                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
         out[c1] = total
 
 
@@ -194,6 +241,8 @@ def build_pattern(
     size = num_placements(n, k)
     nbmask = _neighbour_masks(nbrs)
     geo = _geometry(n, cols)
+    regions = region_table(n, geo) if n <= 16 else np.zeros(1, dtype=np.uint16)
+    weights = np.array([num_placements(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     words = np.zeros(size, dtype=word_dtype(n - k))
     pos = np.asarray(goal_cells, dtype=np.int64)
@@ -212,13 +261,13 @@ def build_pattern(
         if k > 1:
             # Blocks differ in work per level: hand them out one at a time.
             old = numba.set_parallel_chunksize(1)
-            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, out)
+            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
             new = int(out.sum())
-            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, out)
+            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
             new += int(out.sum())
             numba.set_parallel_chunksize(old)
         else:
-            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo)
+            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
         frontier = _count_code(words, np.uint64(2 + (level + 1) % 2))
         level += 1
         done += new
