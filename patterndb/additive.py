@@ -29,7 +29,7 @@ from numba import njit, prange
 
 from .bits import lowest_bit, popcount
 from .progress import LevelProgress
-from .ranking import num_placements, rank
+from .ranking import num_placements, rank, unrank
 
 UNREACHED = 255
 FIELD_MASK = np.uint64(3)
@@ -114,24 +114,6 @@ def _ordinal(cell, free):
     return popcount(free & ((np.uint64(1) << np.uint64(cell)) - np.uint64(1)))
 
 
-@njit(cache=True, inline="always")
-def _unrank_into(r, k, n, pos):
-    for i in range(k - 1, -1, -1):
-        radix = n - i
-        pos[i] = r % radix
-        r //= radix
-    used = np.uint64(0)
-    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    for i in range(k):
-        free = full & ~used
-        for _ in range(pos[i]):
-            free &= free - np.uint64(1)
-        c = lowest_bit(free)
-        pos[i] = c
-        used |= np.uint64(1) << np.uint64(c)
-    return used
-
-
 @njit(cache=True)
 def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights):
     """Expand the frontier fields of ranks [start, start+count) by moves of
@@ -152,7 +134,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
         sel = hi & (lo if cur_lo else ~lo) & m1  # fields whose code == cur
         if not sel:
             continue
-        used = _unrank_into(r, k, n, pos)
+        used = unrank(r, k, n, pos)
         free = full & ~used
         for i in range(k):
             occ[pos[i]] = i

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bits import popcount
+from .bits import lowest_bit, popcount
 
 
 def num_placements(n: int, k: int) -> int:
@@ -38,23 +38,21 @@ def rank(pos, k, n):
 
 @njit(cache=True)
 def unrank(r, k, n, pos):
-    """Inverse of rank: writes the cells into pos[0..k-1]."""
+    """Inverse of rank: writes the cells into pos[0..k-1]; returns their bitmask."""
     for i in range(k - 1, -1, -1):
         radix = n - i
         pos[i] = r % radix
         r //= radix
     used = np.uint64(0)
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     for i in range(k):
-        d = pos[i]
-        c = 0
-        while True:
-            if not (used >> np.uint64(c)) & np.uint64(1):
-                if d == 0:
-                    break
-                d -= 1
-            c += 1
+        free = full & ~used
+        for _ in range(pos[i]):  # drop the pos[i] lowest free cells
+            free &= free - np.uint64(1)
+        c = lowest_bit(free)
         pos[i] = c
         used |= np.uint64(1) << np.uint64(c)
+    return used
 
 
 @njit(cache=True)

@@ -33,6 +33,7 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
     """Write data with its attributes to path atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(path)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
     try:
         with h5py.File(tmp, "w") as f:
@@ -49,6 +50,14 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Delete what killed writers of this table left behind (their process is gone)."""
+    for tmp in path.parent.glob(f"{path.name}{TMP_MARK}*"):
+        pid = tmp.name[len(path.name) + len(TMP_MARK):]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            tmp.unlink(missing_ok=True)
 
 
 def _plain(v: Any) -> Any:

@@ -26,6 +26,8 @@ def main() -> int:
     ap.add_argument("--no-reflect", action="store_true")
     ap.add_argument("--workers", type=int, default=None, help="threads (default: all cores)")
     ap.add_argument("--first", type=int, default=None, help="only the first N boards")
+    ap.add_argument("--instances", default=None, help="only these boards, 1-based, e.g. 55,17,43")
+    ap.add_argument("--heuristic", default=None, help="a classic heuristic instead of --pattern (e.g. manhattan)")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
 
@@ -34,7 +36,10 @@ def main() -> int:
     from solver.batch import read_batch, solve_batch
 
     entries = read_batch(args.file)[: args.first]
-    opts = Options(pattern=args.pattern, reflect=not args.no_reflect,
+    if args.instances:
+        entries = [entries[int(i) - 1] for i in args.instances.split(",")]
+    opts = Options(algorithm="idastar", heuristic=args.heuristic,
+                   pattern=None if args.heuristic else args.pattern, reflect=not args.no_reflect,
                    data_dir=Path(args.data_dir) if args.data_dir else None)
     t1 = time.perf_counter()
     _, frame = prepare(entries[0].board, args.goal)

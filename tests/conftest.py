@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.catalog import build_exact_file
+from patterndb.catalog import build_exact_file, load_exact
+from patterndb.exact import UNREACHED
+from patterndb.ranking import unrank_many
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +19,14 @@ def data_dir(tmp_path_factory):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def all_8puzzle_states(data_dir):
+    """(frame, boards (181440, 9), exact distances) for the blank-first 8-puzzle."""
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    table = load_exact(frame, data_dir)
+    ranks = np.flatnonzero(table != UNREACHED)
+    pos = unrank_many(ranks, 9, 9)
+    boards = np.empty_like(pos)
+    np.put_along_axis(boards, pos, np.arange(9)[None, :].repeat(len(pos), 0), axis=1)
+    return frame, boards, table[ranks].astype(np.int64)

@@ -1,26 +1,16 @@
 import numpy as np
 import pytest
 
-from patterndb import Frame, Shape, make_goal
-from patterndb.catalog import load_exact
-from patterndb.exact import UNREACHED
-from patterndb.ranking import unrank_many
 from solver import heuristics
 from solver.heuristics.kernels import h_many
 
 from . import naive
+from .conftest import all_8puzzle_states
 
 
 @pytest.fixture(scope="module")
 def all_8puzzle(data_dir):
-    """Every reachable 8-puzzle board (canonical frame) with its exact distance."""
-    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
-    table = load_exact(frame, data_dir)
-    ranks = np.flatnonzero(table != UNREACHED)
-    pos = unrank_many(ranks, 9, 9)
-    boards = np.empty_like(pos)
-    np.put_along_axis(boards, pos, np.arange(9)[None, :].repeat(len(pos), 0), axis=1)
-    return frame, boards, table[ranks].astype(np.int64)
+    return all_8puzzle_states(data_dir)
 
 
 @pytest.mark.parametrize("name", ["misplaced", "manhattan", "linear-conflict"])

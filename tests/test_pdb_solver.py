@@ -4,15 +4,14 @@ import numpy as np
 import pytest
 
 from patterndb import Board, Frame, Shape, TableError, make_goal, random_board, scramble
-from patterndb.catalog import build_exact_file, build_pattern_file, load_exact
-from patterndb.exact import UNREACHED
+from patterndb.catalog import build_exact_file, build_pattern_file
 from patterndb.patterns import parse_partition
-from patterndb.ranking import unrank_many
 from solver import solve
 from solver.api import Options, make_plan
 from solver.heuristics.kernels import h_many
 
 from . import naive
+from .conftest import all_8puzzle_states
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
@@ -58,18 +57,8 @@ def test_blank_last_uses_the_same_tables(pdb_dir, rng):
         assert s1.optimal and _replays(s1, 4, 4) and "pdb 5-5-5" in s1.heuristic
 
 
-def _all_3x3(data_dir):
-    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
-    table = load_exact(frame, data_dir)
-    ranks = np.flatnonzero(table != UNREACHED)
-    pos = unrank_many(ranks, 9, 9)
-    boards = np.empty_like(pos)
-    np.put_along_axis(boards, pos, np.arange(9)[None, :].repeat(len(pos), 0), axis=1)
-    return frame, boards, table[ranks].astype(np.int64)
-
-
 def test_pdb_admissible_on_all_8puzzle_states_and_not_called_consistent(pdb_dir):
-    frame, boards, dist = _all_3x3(pdb_dir)
+    frame, boards, dist = all_8puzzle_states(pdb_dir)
     for reflect in (False, True):
         h = make_plan(frame, Options(pattern="4-4", reflect=reflect, data_dir=pdb_dir)).heuristic
         hv = h_many(boards, h.H)

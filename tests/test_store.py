@@ -76,8 +76,15 @@ def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
 
 
 def test_killed_process_leaves_no_loadable_file(tmp_path):
-    """A real kill -9 while writing: the final name appears only complete."""
-    import subprocess, sys, time, signal
+    """A real kill -9 while writing: the final name appears only complete, and
+    the temporary file left behind is never taken for a table."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from patterndb.catalog import list_tables
+
     code = (
         "import numpy as np; from patterndb import store; from pathlib import Path\n"
         f"store.write_table(Path({str(tmp_path / 'big.h5')!r}), np.ones(400_000_000, np.uint8), {{'kind': 'x'}})\n"
@@ -88,8 +95,15 @@ def test_killed_process_leaves_no_loadable_file(tmp_path):
     p.wait()
     final = tmp_path / "big.h5"
     if final.exists():  # it finished before the kill: then it must load whole
-        assert store.read_attrs(final)["entries"] == 400_000_000
+        data, attrs = store.load_table(final, {"kind": "x"})
+        assert attrs["entries"] == data.size == 400_000_000
     else:
-        for leftover in tmp_path.iterdir():
-            with pytest.raises(TableError):
-                store.read_attrs(leftover)
+        assert list_tables(tmp_path) == []
+        assert all(store.TMP_MARK in f.name and not f.name.endswith(".h5") for f in tmp_path.iterdir())
+
+
+def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
+    stale = tmp_path / f"t.h5{store.TMP_MARK}999999999"
+    stale.write_bytes(b"half a table")
+    store.write_table(tmp_path / "t.h5", np.zeros(4, np.uint8), {"kind": "x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.h5"]

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..heuristics.kernels import h_full, h_move
+from .moves import slide
 
 MAX_DEPTH = 512
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
@@ -58,11 +59,7 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
             if d == 4:
                 if depth > 0:  # undo the move into this node
                     prev = cells[depth - 1]
-                    t = board[prev]
-                    board[b] = t
-                    board[prev] = 0
-                    pos[t] = b
-                    pos[0] = prev
+                    slide(board, pos, board[prev], prev, b)
                 depth -= 1
                 continue
             nextdir[depth] = d + 1
@@ -70,20 +67,14 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
             if c < 0 or (depth > 0 and c == cells[depth - 1]):
                 continue
             t = board[c]
-            board[b] = t
-            board[c] = 0
-            pos[t] = b
-            pos[0] = c
+            slide(board, pos, t, c, b)
             generated += 1
             h = h_move(board, pos, H, hs[depth], t, c, b, scratch)
             f = depth + 1 + h
             if f > bound or depth + 1 >= MAX_DEPTH:
                 if f < nxt:
                     nxt = f
-                board[c] = t
-                board[b] = 0
-                pos[t] = c
-                pos[0] = b
+                slide(board, pos, t, b, c)
                 continue
             depth += 1
             cells[depth] = c

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..heuristics.kernels import group_value
+from .moves import slide
 
 MAX_DEPTH = 512
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
@@ -71,11 +72,7 @@ def idastar_pdb_kernel(board0, goal, H, nbrs, max_nodes):
             if d == 4:
                 if depth > 0:
                     prev = cells[depth - 1]
-                    t = board[prev]
-                    board[b] = t
-                    board[prev] = 0
-                    pos[t] = b
-                    pos[0] = prev
+                    slide(board, pos, board[prev], prev, b)
                     g = saved[depth, 0]
                     if g >= 0:
                         gval[g] = saved[depth, 1]
@@ -89,10 +86,7 @@ def idastar_pdb_kernel(board0, goal, H, nbrs, max_nodes):
             if c < 0 or (depth > 0 and c == cells[depth - 1]):
                 continue
             t = board[c]
-            board[b] = t
-            board[c] = 0
-            pos[t] = b
-            pos[0] = c
+            slide(board, pos, t, c, b)
             generated += 1
             g = group_of[t]
             hr1 = hrs[depth]
@@ -113,10 +107,7 @@ def idastar_pdb_kernel(board0, goal, H, nbrs, max_nodes):
             if f > bound or depth + 1 >= MAX_DEPTH:
                 if f < nxt:
                     nxt = f
-                board[c] = t
-                board[b] = 0
-                pos[t] = c
-                pos[0] = b
+                slide(board, pos, t, b, c)
                 continue
             depth += 1
             cells[depth] = c
