@@ -245,7 +245,8 @@ def solve(
 
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
     if status == 2:
-        raise RuntimeError(f"{algorithm} stopped at its node limit after {expanded:,} expansions: try idastar or raise --max-nodes")
+        hint = "raise --max-nodes" if algorithm in ("idastar", "iddfs") else "try idastar or raise --max-nodes"
+        raise RuntimeError(f"{algorithm} stopped at its node limit after {expanded:,} expansions: {hint}")
     if status == 1:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")
 
