@@ -27,7 +27,7 @@ class LevelProgress:
         eta = (self.total - done) / rate if rate > 0 and done < self.total else 0.0
         msg = (
             f"{self.label}: depth {depth:>2} +{new:,} -> {done:,}/{self.total:,} "
-            f"({100 * frac:5.1f}%) {rate / 1e6:6.2f} M/s elapsed {elapsed:6.1f}s ETA<={eta:5.0f}s"
+            f"({100 * frac:5.1f}%) {rate / 1e6:6.2f} M/s elapsed {elapsed:6.1f}s ETA ~{eta:4.0f}s"
         )
         if self.tty:
             self.stream.write("\r" + msg + "\x1b[K")

@@ -1,7 +1,7 @@
 """A solved board: the moves, their cost, and what guarantees optimality."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from patterndb import Board
@@ -20,7 +20,6 @@ class Solution:
     nodes_expanded: int
     nodes_generated: int
     seconds: float
-    tables: list[str] = field(default_factory=list)
 
     @property
     def length(self) -> int:
@@ -47,5 +46,4 @@ class Solution:
             "nodes_expanded": self.nodes_expanded,
             "nodes_generated": self.nodes_generated,
             "seconds": round(self.seconds, 6),
-            "tables": self.tables,
         }

@@ -104,3 +104,13 @@ def test_15puzzle_7_8_maxima(tmp_path):
     a, b = parse_partition("7-8", f)
     assert read_attrs(build_pattern_file(f, a, tmp_path))["max"] == 33
     assert read_attrs(build_pattern_file(f, b, tmp_path))["max"] == 38
+
+
+def test_refuses_to_build_what_does_not_fit(tmp_path, monkeypatch):
+    import patterndb.catalog as catalog
+
+    monkeypatch.setattr(catalog, "available_memory", lambda: 100 << 20)
+    f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    with pytest.raises(Exception, match=r"needs about 1\.5\d GiB but only 0\.10 GiB is available"):
+        build_pattern_file(f, tuple(range(8, 16)), tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -59,3 +59,26 @@ def test_consistent_where_claimed(all_8puzzle, rng, name):
     for b, h in zip(sample.tolist(), hs):
         kids = np.array(list(naive.successors(tuple(b), 3, 3)))
         assert (np.abs(h_many(kids, heur.H) - h) <= 1).all()
+
+
+@pytest.mark.parametrize("name", ["misplaced", "manhattan", "linear-conflict"])
+@pytest.mark.parametrize("rows, cols", [(4, 4), (3, 5), (5, 5), (2, 3)])
+def test_incremental_update_equals_recomputation(name, rows, cols, rng):
+    """h_move (used by IDA*) agrees with h_full after every move of long random walks."""
+    from patterndb import Shape, make_goal
+    from solver.heuristics.kernels import h_full, h_move
+
+    goal = make_goal(Shape(rows, cols), "blank-first")
+    H = heuristics.CLASSIC[name](goal).H
+    board = goal.tiles.astype(np.int64)
+    pos = goal.positions()
+    z = np.zeros(16, dtype=np.int64)
+    h = h_full(board, pos, H, z, z)
+    for _ in range(2000):
+        b = pos[0]
+        options = [c for c in goal.shape.neighbours[b] if c >= 0]
+        c = options[rng.integers(len(options))]
+        t = board[c]
+        board[b], board[c], pos[t], pos[0] = t, 0, b, c
+        h = h_move(board, pos, H, h, t, c, b, z)
+        assert h == h_full(board, pos, H, z, z)

@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 
 from patterndb import BoardError, Shape, make_goal, parse_board, random_board, scramble

@@ -56,7 +56,8 @@ def kernel_tuple(
             md[t, c] = shape.manhattan(int(goalpos[t]), c)
     if group_of is None:
         group_of = np.full(n, -1, dtype=np.int64)
+    rowcol = np.array([np.arange(n) // shape.cols, np.arange(n) % shape.cols], dtype=np.int64)
     return (
         np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
-        group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect),
+        group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol,
     )

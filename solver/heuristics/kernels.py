@@ -5,9 +5,11 @@ kernel compiles once and branches on H[0] (the kind):
 
   H = (kind, goalpos[n], md[n, n], cols, table[:], group_of[n],
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
-       refl_cell[n], reflect)
+       refl_cell[n], reflect, rowcol[2, n])
 
-md[t, c] is the Manhattan distance of tile t on cell c from its goal cell.
+md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
+rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
+the hot loops).
 For pattern databases, table is every group's table concatenated (group g at
 offsets[g]), indexed by the rank of the group's tile cells; with reflect,
 the state mirrored about the main diagonal is looked up too and the larger
@@ -41,50 +43,72 @@ def group_value(pos, H, g, reflected):
     return np.int64(H[4][offsets[g] + r])
 
 
-@njit(cache=True)
-def _lis(seq, m):
+@njit(cache=True, inline="always")
+def _lis(buf, m):
+    """Longest increasing run of buf[0:m], using buf[8:8+m] as scratch (no allocation)."""
     best = 0
-    lens = np.empty(m, dtype=np.int64)
     for i in range(m):
-        lens[i] = 1
+        buf[8 + i] = 1
         for j in range(i):
-            if seq[j] < seq[i] and lens[j] + 1 > lens[i]:
-                lens[i] = lens[j] + 1
-        best = max(best, lens[i])
+            if buf[j] < buf[i] and buf[8 + j] + 1 > buf[8 + i]:
+                buf[8 + i] = buf[8 + j] + 1
+        best = max(best, buf[8 + i])
     return best
+
+
+@njit(cache=True, inline="always")
+def line_conflicts(board, H, is_row, index, seq):
+    """2 x the tiles that must leave this goal row (column) so the others can
+    pass: the line's tiles at home in it, minus its longest in-order run.
+    seq: a 16-slot buffer (lines are at most 5 long; _lis uses slots 8..15)."""
+    goalpos, cols, rowcol = H[1], H[3], H[12]
+    m = 0
+    if is_row:
+        for j in range(index * cols, index * cols + cols):
+            t = board[j]
+            if t and rowcol[0, goalpos[t]] == index:
+                seq[m] = rowcol[1, goalpos[t]]
+                m += 1
+    else:
+        for j in range(index, board.size, cols):
+            t = board[j]
+            if t and rowcol[1, goalpos[t]] == index:
+                seq[m] = rowcol[0, goalpos[t]]
+                m += 1
+    return 2 * (m - _lis(seq, m))
 
 
 @njit(cache=True)
 def linear_conflict(board, H):
-    """Manhattan plus 2 per tile that must leave its goal row (column) so the
-    others can pass: line length minus its longest in-order subsequence
+    """Manhattan plus the line conflicts of every row and column
     (Hansson, Mayer & Yung's admissible form of Korf & Taylor's idea)."""
-    goalpos, md, cols = H[1], H[2], H[3]
+    md, cols = H[2], H[3]
     n = board.size
     rows = n // cols
+    seq = np.empty(16, dtype=np.int64)
     h = 0
     for c in range(n):
         t = board[c]
         if t:
             h += md[t, c]
-    seq = np.empty(max(rows, cols), dtype=np.int64)
     for r in range(rows):
-        m = 0
-        for c in range(cols):
-            t = board[r * cols + c]
-            if t and goalpos[t] // cols == r:
-                seq[m] = goalpos[t] % cols
-                m += 1
-        h += 2 * (m - _lis(seq, m))
+        h += line_conflicts(board, H, True, r, seq)
     for c in range(cols):
-        m = 0
-        for r in range(rows):
-            t = board[r * cols + c]
-            if t and goalpos[t] % cols == c:
-                seq[m] = goalpos[t] // cols
-                m += 1
-        h += 2 * (m - _lis(seq, m))
+        h += line_conflicts(board, H, False, c, seq)
     return h
+
+
+@njit(cache=True, inline="always")
+def _moved_lines(board, H, src, dst, seq):
+    """Conflicts of the lines a move from src to dst touches: both rows and the
+    column of a vertical move, both columns and the row of a horizontal one."""
+    rowcol = H[12]
+    rs, cs, rd, cd = rowcol[0, src], rowcol[1, src], rowcol[0, dst], rowcol[1, dst]
+    if cs == cd:
+        total = line_conflicts(board, H, True, rs, seq) + line_conflicts(board, H, False, cs, seq)
+        return total + line_conflicts(board, H, True, rd, seq)
+    total = line_conflicts(board, H, False, cs, seq) + line_conflicts(board, H, True, rs, seq)
+    return total + line_conflicts(board, H, False, cd, seq)
 
 
 @njit(cache=True)
@@ -121,14 +145,14 @@ def h_full(board, pos, H, greg, gref):
     return max(hr, hf)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def h_move(board, pos, H, h, t, src, dst, scratch):
     """Heuristic after tile t slid from src to dst (board/pos already updated).
 
     Incremental for misplaced and Manhattan (only the moved tile's term
-    changes); recomputed for the others. Pattern databases have their own
-    incremental kernel (search/idastar_pdb.py); scratch is h_full's group
-    buffer for kinds that need none."""
+    changes) and linear conflict (only the lines the move touches); the exact
+    table is looked up. Pattern databases have their own
+    incremental kernel (search/idastar_pdb.py). scratch: 16 free int64 slots."""
     kind = H[0]
     if kind == BLIND:
         return 0
@@ -137,6 +161,14 @@ def h_move(board, pos, H, h, t, src, dst, scratch):
     if kind == MISPLACED:
         goal = H[1][t]
         return h - (goal != src) + (goal != dst)
+    if kind == LINEAR_CONFLICT:
+        after = _moved_lines(board, H, src, dst, scratch)
+        board[src] = t  # look at the board before the move
+        board[dst] = 0
+        before = _moved_lines(board, H, src, dst, scratch)
+        board[dst] = t
+        board[src] = 0
+        return h - H[2][t, src] + H[2][t, dst] - before + after
     return h_full(board, pos, H, scratch, scratch)
 
 

@@ -33,7 +33,7 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # blank cell at each depth
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     hs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
-    scratch = np.zeros(1, dtype=np.int64)
+    scratch = np.zeros(16, dtype=np.int64)
     h0 = h_full(board, pos, H, scratch, scratch)
     goal_blank = 0
     for c in range(n):
