@@ -15,7 +15,7 @@ class LevelProgress:
         self.stream = stream if stream is not None else sys.stderr
         self.start = time.perf_counter()
         self.tty = self.stream.isatty()
-        self.last = -1.0
+        self.last = 0.0  # logs: first line after a second of work, then at most one a second
 
     def level(self, depth: int, done: int, new: int) -> None:
         elapsed = time.perf_counter() - self.start
