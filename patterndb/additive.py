@@ -118,7 +118,7 @@ def _ordinal(cell, free):
 def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights):
     """Expand the frontier fields of ranks [start, start+count) by moves of
     tiles tile_lo..tile_hi-1; with close, mark the fields expanded.
-    Returns the number of placements reached for the first time."""
+    Returns (placements reached for the first time, fields marked for the next level)."""
     cur = np.uint64(2 + level % 2)
     nxt = np.uint64(2 + (level + 1) % 2)
     m1 = np.uint64(0x5555555555555555)
@@ -127,6 +127,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
     pos = np.empty(k, dtype=np.int64)
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
+    new_fields = 0
     for r in range(start, start + count):
         w = np.uint64(words[r])
         hi = (w >> np.uint64(1)) & m1
@@ -162,6 +163,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                     w2 = np.uint64(words[r2])
                     if not ((w2 >> shift) & FIELD_MASK):
                         words[r2] = w2 | (nxt << shift)
+                        new_fields += 1
                         if not w2:  # no region reached before: the placement is new
                             dist[r2] = level + 1
                             new_placements += 1
@@ -170,14 +172,17 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                 words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
         for i in range(k):
             occ[pos[i]] = -1
-    return new_placements
+    return new_placements, new_fields
 
 
 @njit(cache=True, parallel=True)
 def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out):
+    """out[c, 0] / out[c, 1]: new placements / new fields of the block of tile 0 on cell c."""
     block = dist.size // n
     for c0 in prange(n):
-        out[c0] = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+        p, f = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+        out[c0, 0] = p
+        out[c0, 1] = f
 
 
 @njit(cache=True, parallel=True)
@@ -185,12 +190,14 @@ def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
     block = dist.size // n
     sub = block // (n - 1)
     for c1 in prange(n):
-        total = 0
+        out[c1, 0] = 0
+        out[c1, 1] = 0
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                total += _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
-        out[c1] = total
+                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+                out[c1, 0] += p
+                out[c1, 1] += f
 
 
 def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
@@ -236,7 +243,7 @@ def build_pattern(
     ordv = bin(free & ((1 << low) - 1)).count("1")
     words[r0] = 2 << (2 * ordv)  # level 0 frontier code
     dist[r0] = 0
-    out = np.zeros(n, dtype=np.int64)
+    out = np.zeros((n, 2), dtype=np.int64)
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
     while True:
@@ -244,13 +251,13 @@ def build_pattern(
             # Blocks differ in work per level: hand them out one at a time.
             old = numba.set_parallel_chunksize(1)
             _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
-            new = int(out.sum())
+            new, frontier = (int(v) for v in out.sum(axis=0))
             _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
-            new += int(out.sum())
+            new += int(out[:, 0].sum())
+            frontier += int(out[:, 1].sum())
             numba.set_parallel_chunksize(old)
         else:
-            new = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
-        frontier = _count_code(words, np.uint64(2 + (level + 1) % 2))
+            new, frontier = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
         level += 1
         done += new
         if bar:
@@ -262,17 +269,3 @@ def build_pattern(
     if bar:
         bar.done(seconds)
     return dist, seconds, level - 1
-
-
-@njit(cache=True, parallel=True)
-def _count_code(words, code):
-    """Fields holding code (the next frontier's size)."""
-    m1 = np.uint64(0x5555555555555555)
-    total = 0
-    for r in prange(words.size):
-        w = np.uint64(words[r])
-        hi = (w >> np.uint64(1)) & m1
-        lo = w & m1
-        sel = hi & (lo if code & np.uint64(1) else ~lo) & m1
-        total += popcount(sel)
-    return total
