@@ -27,11 +27,11 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .bits import lowest_bit, popcount
+from .bits import lowest_bit, nth_bit, popcount
+from .exact import UNREACHED
 from .progress import LevelProgress
 from .ranking import num_placements, rank, unrank
 
-UNREACHED = 255
 FIELD_MASK = np.uint64(3)
 
 
@@ -142,12 +142,8 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
         while sel:
             bit = lowest_bit(sel)
             sel &= sel - np.uint64(1)
-            ordv = bit >> np.uint64(1)
-            # the region's lowest cell is the ordv-th free cell
-            f = free
-            for _ in range(ordv):
-                f &= f - np.uint64(1)
-            region = _region(lowest_bit(f), free, n, geo, regions)
+            # the region's lowest cell is the (bit / 2)-th free cell
+            region = _region(nth_bit(free, bit >> np.uint64(1)), free, n, geo, regions)
             for i in range(tile_lo, tile_hi):
                 c = pos[i]
                 if not (nbmask[c] & region):
@@ -236,11 +232,8 @@ def build_pattern(
     words = np.zeros(size, dtype=word_dtype(n - k))
     pos = np.asarray(goal_cells, dtype=np.int64)
     r0 = rank(pos, k, n)
-    used = int(sum(1 << int(c) for c in pos))
-    free = ((1 << n) - 1) & ~used
-    region = int(_flood(goal_blank, np.uint64(free), geo))
-    low = (region & -region).bit_length() - 1
-    ordv = bin(free & ((1 << low) - 1)).count("1")
+    free = np.uint64(((1 << n) - 1) & ~sum(1 << int(c) for c in pos))
+    ordv = int(_ordinal(lowest_bit(_flood(goal_blank, free, geo)), free))
     words[r0] = 2 << (2 * ordv)  # level 0 frontier code
     dist[r0] = 0
     out = np.zeros((n, 2), dtype=np.int64)

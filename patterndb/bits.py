@@ -3,6 +3,7 @@
 Ranking partial permutations needs "how many used cells lie below cell p",
 which is a popcount on a mask; flood fills need the lowest set bit.
 """
+import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
@@ -39,3 +40,11 @@ def popcount(x):
 def lowest_bit(x):
     """Index of the lowest set bit of a non-zero uint64."""
     return _cttz(types.uint64(x))
+
+
+@njit(cache=True, inline="always")
+def nth_bit(mask, d):
+    """Index of the d-th lowest set bit of mask (d = 0: the lowest)."""
+    for _ in range(d):
+        mask &= mask - np.uint64(1)
+    return lowest_bit(mask)

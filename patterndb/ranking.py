@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .bits import lowest_bit, popcount
+from .bits import nth_bit, popcount
 
 
 def num_placements(n: int, k: int) -> int:
@@ -46,10 +46,7 @@ def unrank(r, k, n, pos):
     used = np.uint64(0)
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     for i in range(k):
-        free = full & ~used
-        for _ in range(pos[i]):  # drop the pos[i] lowest free cells
-            free &= free - np.uint64(1)
-        c = lowest_bit(free)
+        c = nth_bit(full & ~used, pos[i])  # the pos[i]-th free cell
         pos[i] = c
         used |= np.uint64(1) << np.uint64(c)
     return used

@@ -88,10 +88,7 @@ def exact_available(frame: Frame, data_dir: Path) -> bool:
 
 def exact_heuristic(frame: Frame, data_dir: Path, log: Log) -> Heuristic:
     """The exact table, built on first use for boards of up to 9 cells."""
-    if not exact_path(data_dir, frame).exists():
-        if frame.shape.n > AUTO_BUILD_CELLS:
-            s = frame.shape
-            raise TableError(f"no exact table for {s} in {data_dir}: run 'pdb build --rows {s.rows} --cols {s.cols}'")
+    if not exact_path(data_dir, frame).exists() and frame.shape.n <= AUTO_BUILD_CELLS:
         log(f"building the exact {frame.shape} table in {data_dir} (first use) ...")
         build_exact_file(frame, data_dir)
     return heuristics.exact(frame, data_dir)

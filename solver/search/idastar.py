@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..heuristics.kernels import h_full, h_move
-from .moves import slide
+from .moves import next_bound, slide, solution_parity
 
 MAX_DEPTH = 512
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
@@ -35,13 +35,8 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
     hs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     scratch = np.zeros(16, dtype=np.int64)
     h0 = h_full(board, pos, H, scratch, scratch)
-    goal_blank = 0
-    for c in range(n):
-        if goal[c] == 0:
-            goal_blank = c
-    cols = H[3]
-    parity = (abs(pos[0] // cols - goal_blank // cols) + abs(pos[0] % cols - goal_blank % cols)) & 1
-    bound = h0 + ((h0 & 1) ^ parity)
+    parity = solution_parity(pos[0], goal, H[3])
+    bound = next_bound(h0, parity)
     expanded = 0
     generated = 0
     cells[0] = pos[0]
@@ -87,4 +82,4 @@ def idastar_kernel(board0, goal, H, nbrs, max_nodes):
                 return LIMIT, cells[:1].copy(), expanded, generated, bound
         if nxt == np.int64(1) << 62:
             return EXHAUSTED, cells[:1].copy(), expanded, generated, bound
-        bound = nxt + ((nxt & 1) ^ parity)
+        bound = next_bound(nxt, parity)

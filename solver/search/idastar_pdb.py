@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..heuristics.kernels import group_value
-from .moves import slide
+from ..heuristics.kernels import group_value, h_full
+from .moves import next_bound, slide, solution_parity
 
 MAX_DEPTH = 512
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
@@ -32,28 +32,17 @@ def idastar_pdb_kernel(board0, goal, H, nbrs, max_nodes):
         pos[board[c]] = c
     gval = np.empty(G, dtype=np.int64)
     fval = np.zeros(G, dtype=np.int64)
-    hr = 0
-    hf = 0
-    for g in range(G):
-        gval[g] = group_value(pos, H, g, False)
-        hr += gval[g]
-        if reflect:
-            fval[g] = group_value(pos, H, g, True)
-            hf += fval[g]
-    goal_blank = 0
-    for c in range(n):
-        if goal[c] == 0:
-            goal_blank = c
-    cols = H[3]
+    h0 = h_full(board, pos, H, gval, fval)  # fills the per-group values
+    hr = gval.sum()
+    hf = fval.sum()
     b0 = pos[0]
-    parity = (abs(b0 // cols - goal_blank // cols) + abs(b0 % cols - goal_blank % cols)) & 1
+    parity = solution_parity(b0, goal, H[3])
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     saved = np.empty((MAX_DEPTH + 1, 4), dtype=np.int64)  # group, old value, mirrored group, old value
     hrs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     hfs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
-    h0 = max(hr, hf)
-    bound = h0 + ((h0 & 1) ^ parity)
+    bound = next_bound(h0, parity)
     expanded = 0
     generated = 0
     cells[0] = b0
@@ -129,4 +118,4 @@ def idastar_pdb_kernel(board0, goal, H, nbrs, max_nodes):
                 return LIMIT, cells[:1].copy(), expanded, generated, bound
         if nxt == np.int64(1) << 62:
             return EXHAUSTED, cells[:1].copy(), expanded, generated, bound
-        bound = nxt + ((nxt & 1) ^ parity)
+        bound = next_bound(nxt, parity)
