@@ -10,8 +10,9 @@ goal and reused for every board of a batch.
 """
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -27,9 +28,11 @@ from patterndb.store import check_attrs, read_attrs
 from . import heuristics
 from .heuristics import Heuristic
 from .heuristics.pdb import cached
-from .heuristics.kernels import PDB
-from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, idastar_kernel, idastar_pdb_kernel, table_walk
-from .solution import Solution
+from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
+from .checkpoint import SAVE_INTERVAL, Checkpoint, identity
+from .progress import Fanout
+from .search.parallel import SPLIT_NODES, Backend, Listener
+from .solution import SearchStopped, Solution
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 DEFAULT_MAX_NODES = 20_000_000
@@ -53,6 +56,32 @@ class Options:
     pattern: str | None = None
     pdb_files: tuple[Path, ...] = ()
     reflect: bool = True
+    jobs: int | None = None  # IDA* worker threads for one board (None: every core)
+    timeout: float | None = None  # seconds before IDA* stops with what it has proven
+
+
+@dataclass
+class Control:
+    """How a long IDA* search is watched, stopped and resumed (all optional).
+
+    stop: request() ends the search within milliseconds (SearchStopped);
+    listener: told of iterations and finished subtrees (progress);
+    checkpoint: a file the search state is saved to (every checkpoint_every
+    seconds as subtrees finish, after each iteration, on a stop, and with
+    the solution) and resumed from when it exists;
+    backend: where the subtrees run (default: threads of this process)."""
+
+    stop: StopFlag = field(default_factory=StopFlag)
+    listener: Listener | None = None
+    checkpoint: Path | None = None
+    checkpoint_every: float = SAVE_INTERVAL
+    backend: Backend | None = None
+    split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
+
+
+def default_jobs() -> int:
+    """Every core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -175,22 +204,25 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
     return Plan(frame, algorithm, h, opts)
 
 
-def run(board: Board, plan: Plan) -> Solution:
-    """Search with a prepared plan (thread-safe: kernels release the GIL)."""
+def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
+    """Search with a prepared plan (thread-safe: kernels release the GIL).
+
+    Raises SearchStopped when IDA* is stopped (node limit, time-out,
+    control.stop) before a solution is proven."""
     start = time.perf_counter()
     frame, algorithm, h, opts = plan.frame, plan.algorithm, plan.heuristic, plan.options
     canon = frame.to_canonical(board)
     tiles = canon.tiles.astype(np.int64)
     goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
     nbrs = board.shape.neighbours
+    iterations: list[dict] = []
     if algorithm == "table":
         path, generated = table_walk(canon, h.H[4])
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):
-        kernel = idastar_pdb_kernel if h.H[0] == PDB else idastar_kernel
-        status, path, expanded, generated, _ = kernel(tiles, goal_tiles, h.H, nbrs, opts.max_nodes or 0)
-        _check_status(status, algorithm, expanded)
+        path, expanded, generated, iterations = _idastar(Problem(tiles, goal_tiles, h.H, nbrs), plan,
+                                                         control or Control(), start, str(canon))
         optimal = h.admissible
         proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
     else:
@@ -207,8 +239,40 @@ def run(board: Board, plan: Plan) -> Solution:
         else:
             optimal, proof = False, f"weighted A* (w={opts.weight}) is only within a factor {opts.weight} of optimal"
     heuristic = "none" if algorithm in ("bfs", "iddfs") else h.name
-    return _solution(board, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
-                     expanded, generated, time.perf_counter() - start)
+    sol = _solution(board, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
+                    expanded, generated, time.perf_counter() - start)
+    sol.iterations = iterations
+    return sol
+
+
+def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
+             canonical_board: str) -> tuple[list[int], int, int, list[dict]]:
+    """Run the IDA* driver; (path, expanded, generated, iterations) or SearchStopped."""
+    opts = plan.options
+    resume, path, ckpt = None, None, None
+    listener = control.listener
+    if control.checkpoint is not None:
+        ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, plan.heuristic.name,
+                         plan.heuristic.tables)
+        ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every)
+        resume, path = ckpt.load()
+        listener = Fanout(listener, ckpt)
+    if path is None:
+        deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
+        backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
+        out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
+                     control.split_nodes).run(resume)
+        state, path = out.state, out.path
+        if ckpt is not None:
+            ckpt.save(state, path or None)
+        if out.status != "found":
+            raise SearchStopped(out.status, plan.algorithm, out.lower_bound,
+                                state.total_expanded + state.unfinished_expanded,
+                                state.total_generated + state.unfinished_generated, time.perf_counter() - start,
+                                [it.to_dict() for it in state.iterations])
+    else:
+        state = resume
+    return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations]
 
 
 def solve(
@@ -225,25 +289,36 @@ def solve(
     pdb_files: tuple[Path, ...] = (),
     reflect: bool = True,
     log: Log = _quiet,
+    jobs: int | None = None,
+    timeout: float | None = None,
+    checkpoint: str | Path | None = None,
+    control: Control | None = None,
 ) -> Solution:
     """Solve a board. By default: walk the exact table when one exists (or is
     small enough to build), else IDA* with the strongest cached heuristic
     (pattern databases, else linear conflict). Raises BoardError for bad
     input, TableError for missing/damaged tables, RuntimeError when a node
-    limit stops the search."""
+    limit stops the search, SearchStopped (a RuntimeError saying what was
+    proven) when IDA* is stopped by its node limit, timeout or control.stop.
+    jobs: IDA* threads for this board (default: every core); checkpoint: a
+    file to save the IDA* search to and resume it from (see Control)."""
     start = time.perf_counter()
     board, frame = prepare(board, goal, rows, cols)
     opts = Options(algorithm, heuristic, weight, Path(data_dir) if data_dir else None, max_nodes,
-                   pattern, tuple(Path(p) for p in pdb_files), reflect)
-    sol = run(board, make_plan(frame, opts, log))
+                   pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout)
+    if checkpoint is not None:
+        control = control or Control()
+        control.checkpoint = Path(checkpoint)
+    sol = run(board, make_plan(frame, opts, log), control)
     sol.seconds = time.perf_counter() - start
     return sol
 
 
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
+    """Best-first kernel status to an exception (IDA* raises SearchStopped instead)."""
     if status == 2:
-        hint = "raise --max-nodes" if algorithm in ("idastar", "iddfs") else "try idastar or raise --max-nodes"
-        raise RuntimeError(f"{algorithm} stopped at its node limit after {expanded:,} expansions: {hint}")
+        raise RuntimeError(f"{algorithm} stopped at its node limit after {expanded:,} expansions: "
+                           "try idastar or raise --max-nodes")
     if status == 1:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")
 

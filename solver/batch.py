@@ -1,19 +1,26 @@
 """Batch files: one board per line, '#' comments, an optional expected length last.
 
-Boards are solved on a thread pool (the search kernels release the GIL), so
-both cores work while sharing one copy of the tables.
+Many small boards are solved side by side, one thread each (the search
+kernels release the GIL, so the threads share one copy of the tables);
+big boards (more than 16 cells) or fewer boards than threads are solved one
+at a time, each with every thread. Ctrl-C (BatchStop.request) stops the
+boards in progress and cancels the queued ones.
 """
 from __future__ import annotations
 
-import os
+import dataclasses
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from patterndb import Board, BoardError, parse_board
 
-from .api import Options, Plan, make_plan, prepare, run
-from .solution import Solution
+from .api import Control, Options, Plan, default_jobs, make_plan, prepare, run
+from .search import StopFlag
+from .solution import SearchStopped, Solution
+
+SMALL_BOARD = 16  # cells; boards up to this size are solved side by side
 
 
 @dataclass
@@ -53,23 +60,68 @@ def read_batch(path: str, rows: int | None = None, cols: int | None = None) -> l
     return entries
 
 
+class BatchStop:
+    """Stops every board in progress and everything queued (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.lock = threading.Lock()
+        self.active: set[StopFlag] = set()
+
+    def request(self, reason: str) -> None:
+        with self.lock:
+            self.reason = self.reason or reason
+            for s in self.active:
+                s.request(reason)
+
+    def solve(self, board: Board, plan: Plan) -> Solution | SearchStopped | None:
+        """Solve one board unless stopped; None if it never started."""
+        stop = StopFlag()
+        with self.lock:
+            if self.reason:
+                return None
+            self.active.add(stop)
+        try:
+            return run(board, plan, Control(stop=stop))
+        except SearchStopped as e:
+            return e
+        finally:
+            with self.lock:
+                self.active.discard(stop)
+
+
 def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[str], None],
-                workers: int | None = None, plans: dict[str, Plan] | None = None) -> Iterator[tuple[Entry, Solution]]:
+                workers: int | None = None, plans: dict[str, Plan] | None = None,
+                stop: BatchStop | None = None) -> Iterator[tuple[Entry, Solution | SearchStopped | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
-    plans: ready plans by frame key (made here for frames not in it)."""
+    A board stopped by its node limit or time-out yields its SearchStopped
+    and the batch goes on; after stop.request() the rest yield None.
+    workers: boards side by side (default: opts.jobs or every core, when
+    the boards are small and many). plans: ready plans by frame key."""
     plans = {} if plans is None else plans
-    jobs = []
+    stop = stop or BatchStop()
+    jobs = opts.jobs or default_jobs()
+    prepared = []
     for e in entries:
         try:
-            board, frame = prepare(e.board, goal)
+            prepared.append((e, *prepare(e.board, goal)))
         except BoardError as err:
             raise BoardError(f"line {e.line}: {err}") from None
+    side_by_side = workers or (jobs if len(entries) >= jobs and all(b.shape.n <= SMALL_BOARD for _, b, _ in prepared) else 1)
+    board_opts = dataclasses.replace(opts, jobs=1) if side_by_side > 1 else opts
+    jobs_list = []
+    for e, board, frame in prepared:
         if frame.key not in plans:
-            plans[frame.key] = make_plan(frame, opts, log)
-        jobs.append((e, board, plans[frame.key]))
-    workers = workers or min(len(jobs), os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        futures = [pool.submit(run, board, plan) for _, board, plan in jobs]
-        for (e, _, _), fut in zip(jobs, futures):
-            yield e, fut.result()
+            plans[frame.key] = make_plan(frame, board_opts, log)
+        jobs_list.append((e, board, plans[frame.key]))
+    with ThreadPoolExecutor(max_workers=max(1, min(side_by_side, len(jobs_list)))) as pool:
+        futures = [pool.submit(stop.solve, board, plan) for _, board, plan in jobs_list]
+        complete = False
+        try:
+            for (e, _, _), fut in zip(jobs_list, futures):
+                yield e, fut.result()
+            complete = True
+        finally:
+            if not complete:  # the caller gave up on the rest
+                stop.request("cancelled")

@@ -12,11 +12,15 @@ import numpy as np
 from patterndb import make_goal, random_board, scramble
 from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 
-from .api import Options, make_plan, prepare, run
+from .api import Control, Options, make_plan, prepare, run
 from .api import distance as api_distance
-from .batch import read_batch, solve_batch
+from .batch import BatchStop, read_batch, solve_batch
+from .checkpoint import SAVE_INTERVAL
+from .progress import Status
 from .search import ALGORITHMS
-from .solution import Solution
+from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
+from .signals import stop_on_signals
+from .solution import SearchStopped, Solution
 
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 
@@ -53,7 +57,15 @@ def main() -> None:
     """Solve sliding-tile puzzles optimally, or with the classic algorithms."""
 
 
-@main.command()
+EXIT_CODES = """\b
+Exit status: 0 solved (every expected length met); 1 a length differs from
+the expected one, or a table is missing or damaged; 2 bad input or usage;
+4 stopped by --max-nodes or --timeout; 130 interrupted (Ctrl-C); 143
+terminated (SIGTERM). A stopped search prints what it proved: no solution
+is shorter than its lower bound."""
+
+
+@main.command(epilog=EXIT_CODES)
 @click.argument("board", required=False)
 @click.option("--file", "-f", "batch_file", type=click.Path(exists=True, dir_okay=False),
               help="Solve every board of a file (one a line, '#' comments, optional expected length last).")
@@ -68,7 +80,16 @@ def main() -> None:
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar for --file.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="IDA* worker threads [default: every core]. With --file, small boards are solved "
+                   "side by side, big ones one at a time on all threads.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Stop IDA* after this long and print what it proved (exit 4).")
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Save the IDA* search to this file as it goes; run the same command again to resume it.")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=SAVE_INTERVAL, show_default=True,
+              metavar="SECONDS", help="Save the checkpoint at most this often while subtrees finish.")
+@click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None,
               help="Give up after this many nodes (default: 20M stored for best-first, none for IDA*).")
@@ -76,54 +97,118 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @data_dir_option
 @guarded
-def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, quiet,
-          weight, max_nodes, show_boards, as_json, data_dir) -> None:
-    """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file."""
+def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, jobs,
+          timeout, checkpoint, checkpoint_every, quiet, weight, max_nodes, show_boards, as_json, data_dir) -> None:
+    """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
+
+    Long IDA* searches show a status line on a terminal (one line per
+    iteration otherwise); Ctrl-C stops them cleanly."""
     if (board is None) == (batch_file is None):
         raise click.UsageError("give a BOARD or --file, not both" if board else "give a BOARD or --file")
+    if checkpoint and batch_file:
+        raise click.UsageError("--checkpoint is for one board, not --file")
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
-                   tuple(Path(p) for p in pdb_files), not no_reflect)
+                   tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout)
+    if batch_file:
+        sys.exit(_solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet))
+    board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
+    plan = make_plan(frame, opts, _err)
+    _err(f"using {plan.algorithm} / {plan.heuristic.name}")
+    _warn_if_hopeless(plan, board_obj)
+    status = Status(live=False if quiet else None)
+    control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every)
     try:
-        if batch_file:
-            ok = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet)
-            sys.exit(0 if ok else 1)
-        board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
-        plan = make_plan(frame, opts, _err)
-        _err(f"using {plan.algorithm} / {plan.heuristic.name}")
-        sol = run(board_obj, plan)
+        with stop_on_signals(control.stop.request):
+            sol = run(board_obj, plan, control)
+    except SearchStopped as e:
+        status.clear()
+        if as_json:
+            click.echo(json.dumps(e.to_dict() | {"board": str(board_obj), "goal": str(frame.goal)}))
+        _err(f"{e.reason}: {e}")
+        sys.exit(EXIT_STOPPED.get(e.reason, 4))
     except RuntimeError as e:
-        raise UserError(str(e), 1) from None
+        raise UserError(str(e), 4 if "node limit" in str(e) else 1) from None
+    status.clear()
     if as_json:
         click.echo(json.dumps(sol.to_dict()))
     else:
         print_solution(sol, show_boards)
 
 
-def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool) -> bool:
-    """Solve a batch; True when every expected length was met."""
+EXIT_STOPPED = {**EXIT_CODES_BY_SIGNAL, "limit": 4, "timeout": 4}
+
+
+def _warn_if_hopeless(plan, board) -> None:
+    """Before a search that will likely not finish, say what it may cost and what would help."""
+    h = plan.heuristic
+    if plan.algorithm not in ("idastar", "iddfs") or h.name not in ("linear-conflict", "manhattan", "misplaced", "blind"):
+        return
+    if board.shape.n <= 16:
+        return
+    h0 = h(plan.frame.to_canonical(board))
+    guess = max(h0, round(1.3 * h0))  # random 5x5 boards: optimal length ~1.3 x Manhattan
+    nodes = 2.37 ** (guess - h0) * 10  # ~2.37 children per node, per move of heuristic error
+    _err(f"warning: {h.name} is weak on {board.shape} boards: h = {h0} at the root; if this board is as hard as "
+         f"a random one (~{guess} moves) IDA* needs ~{nodes:.0e} nodes, about {_duration(nodes / 1e7)} at "
+         f"10 M nodes/s. Pattern databases make it feasible: 'pdb build --size {board.shape.rows} --pattern 6-6-6-6'"
+         if board.shape.rows == board.shape.cols == 5 else
+         f"warning: {h.name} is weak on {board.shape} boards (h = {h0} at the root): the search may not finish; "
+         f"build pattern databases with 'pdb build --pattern ...'")
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 3.15e7), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool) -> int:
+    """Solve a batch; the exit status (0 when every expected length was met)."""
     entries = read_batch(path, **shape)
     start = time.perf_counter()
-    results = solve_batch(entries, goal, opts, _err)
-    bad = 0
+    stop = BatchStop()
+    bad = stopped = solved = 0
     total_nodes = 0
     if not as_json:
         click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'nodes':>13} {'seconds':>8}  board")
-    with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr,
-                           hidden=quiet or not sys.stderr.isatty()) as bar:
-        for e, sol in bar:
-            ok = e.expected is None or e.expected == sol.length
-            bad += not ok
-            total_nodes += sol.nodes_generated
-            if as_json:
-                click.echo(json.dumps(sol.to_dict() | {"board": str(e.board), "expected": e.expected}))
-            else:
-                mark = "" if ok else "  MISMATCH"
+    with stop_on_signals(stop.request):
+        results = solve_batch(entries, goal, opts, _err, stop=stop)
+        with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr,
+                               hidden=quiet or not sys.stderr.isatty()) as bar:
+            for e, res in bar:
+                if res is None:
+                    continue
                 exp = "" if e.expected is None else str(e.expected)
-                click.echo(f"{e.line:>5} {sol.length:>6} {exp:>8} {sol.nodes_generated:>13,} {sol.seconds:>8.3f}  {e.board}{mark}")
+                if isinstance(res, SearchStopped):
+                    stopped += 1
+                    total_nodes += res.nodes_generated
+                    if as_json:
+                        click.echo(json.dumps(res.to_dict() | {"board": str(e.board), "line": e.line, "expected": e.expected}))
+                    else:
+                        click.echo(f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
+                                   f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}")
+                    continue
+                sol = res
+                solved += 1
+                ok = e.expected is None or e.expected == sol.length
+                bad += not ok
+                total_nodes += sol.nodes_generated
+                if as_json:
+                    click.echo(json.dumps(sol.to_dict() | {"board": str(e.board), "line": e.line, "expected": e.expected}))
+                else:
+                    mark = "" if ok else "  MISMATCH"
+                    click.echo(f"{e.line:>5} {sol.length:>6} {exp:>8} {sol.nodes_generated:>13,} {sol.seconds:>8.3f}  {e.board}{mark}")
     secs = time.perf_counter() - start
-    _err(f"{len(entries)} boards, {total_nodes:,} nodes generated, {secs:.2f}s wall; "
-         + ("all expected lengths met" if not bad else f"{bad} MISMATCH(ES) against expected lengths"))
-    return bad == 0
+    summary = f"{solved} of {len(entries)} boards solved, {total_nodes:,} nodes generated, {secs:.2f}s wall; "
+    summary += "all expected lengths met" if not bad else f"{bad} MISMATCH(ES) against expected lengths"
+    if stopped:
+        summary += f"; {stopped} stopped early"
+    _err(summary)
+    if stop.reason in EXIT_CODES_BY_SIGNAL:
+        _err(f"{stop.reason}: {len(entries) - solved - stopped} boards not started")
+        return EXIT_CODES_BY_SIGNAL[stop.reason]
+    return 1 if bad else 4 if stopped else 0
 
 
 @main.command()

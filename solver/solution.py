@@ -1,7 +1,7 @@
 """A solved board: the moves, their cost, and what guarantees optimality."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from patterndb import Board
@@ -20,6 +20,7 @@ class Solution:
     nodes_expanded: int
     nodes_generated: int
     seconds: float
+    iterations: list[dict] = field(default_factory=list)  # IDA*: bound, expanded, generated, seconds each
 
     @property
     def length(self) -> int:
@@ -46,4 +47,35 @@ class Solution:
             "nodes_expanded": self.nodes_expanded,
             "nodes_generated": self.nodes_generated,
             "seconds": round(self.seconds, 6),
+            "iterations": self.iterations,
         }
+
+
+STOP_REASONS = {
+    "limit": "stopped at its node limit",
+    "timeout": "stopped at its time limit",
+    "interrupted": "interrupted",
+    "terminated": "terminated",
+}
+
+
+class SearchStopped(RuntimeError):
+    """A search that ended before proving a solution, with what it did prove.
+
+    reason: "limit", "timeout", "interrupted" (SIGINT) or "terminated"
+    (SIGTERM); lower_bound: no solution is shorter."""
+
+    def __init__(self, reason: str, algorithm: str, lower_bound: int, expanded: int, generated: int,
+                 seconds: float, iterations: list[dict]) -> None:
+        self.reason, self.algorithm, self.lower_bound = reason, algorithm, lower_bound
+        self.nodes_expanded, self.nodes_generated = expanded, generated
+        self.seconds, self.iterations = seconds, iterations
+        hint = ": raise --max-nodes" if reason == "limit" else ""
+        super().__init__(f"{algorithm} {STOP_REASONS.get(reason, reason)} after {expanded:,} expansions "
+                         f"and {seconds:.1f}s: no solution is shorter than {lower_bound} moves{hint}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"optimal": False, "interrupted": True, "reason": self.reason, "lower_bound": self.lower_bound,
+                "algorithm": self.algorithm, "nodes_expanded": self.nodes_expanded,
+                "nodes_generated": self.nodes_generated, "seconds": round(self.seconds, 6),
+                "iterations": self.iterations}

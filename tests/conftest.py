@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.catalog import build_exact_file, load_exact
+from patterndb.catalog import build_exact_file, build_pattern_file, load_exact
 from patterndb.exact import UNREACHED
+from patterndb.patterns import parse_partition
 from patterndb.ranking import unrank_many
 
 
@@ -13,6 +14,20 @@ def data_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("tables")
     for shape in (Shape(2, 3), Shape(3, 3)):
         build_exact_file(Frame.for_goal(make_goal(shape, "blank-first")), d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def pdb_dir(tmp_path_factory):
+    """The 15-puzzle 5-5-5 tables, the exact 8-puzzle table and its 4-4 tables (blank-first frame)."""
+    d = tmp_path_factory.mktemp("pdb")
+    f4 = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    for tiles in parse_partition("5-5-5", f4):
+        build_pattern_file(f4, tiles, d)
+    f3 = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    build_exact_file(f3, d)
+    for tiles in parse_partition("4-4", f3):
+        build_pattern_file(f3, tiles, d)
     return d
 
 

@@ -112,3 +112,58 @@ def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int) -> d
         if cells not in best or d < best[cells]:
             best[cells] = d
     return best
+
+
+def blank_paths(rows: int, cols: int, blank: int, depth: int) -> list[list[int]]:
+    """Every path of the blank of `depth` moves without an immediate undo, in depth-first order."""
+    paths = [[blank]]
+    for _ in range(depth):
+        paths = [p + [c] for p in paths for c in neighbours(rows, cols, p[-1]) if len(p) < 2 or c != p[-2]]
+    return paths
+
+
+def idastar(state: tuple, goal: tuple, rows: int, cols: int, h) -> tuple[int, list[tuple[int, int, int]]]:
+    """Recursive IDA* (no immediate undo): (solution length, [(bound, expanded, generated)] per iteration).
+
+    Counts as the kernels do: a node is expanded when it is within the bound
+    and not the goal (the root included), generated when its parent makes it;
+    the last iteration stops at the first goal in depth-first order. Bounds
+    step to the smallest f over the last one, raised to the solution parity."""
+    blank, gblank = state.index(0), goal.index(0)
+    parity = (abs(blank // cols - gblank // cols) + abs(blank % cols - gblank % cols)) & 1
+    iterations = []
+
+    def dfs(s, g, prev, bound, counts):
+        counts[0] += 1
+        b = s.index(0)
+        nxt = None
+        for c in neighbours(rows, cols, b):
+            if c == prev:
+                continue
+            t = list(s)
+            t[b], t[c] = t[c], 0
+            t = tuple(t)
+            counts[1] += 1
+            f = g + 1 + h(t)
+            if f > bound:
+                nxt = f if nxt is None else min(nxt, f)
+                continue
+            if t == goal:
+                return g + 1, nxt
+            found, sub = dfs(t, g + 1, b, bound, counts)
+            if found is not None:
+                return found, None
+            if sub is not None:
+                nxt = sub if nxt is None else min(nxt, sub)
+        return None, nxt
+
+    if state == goal:
+        return 0, []
+    f = h(state)
+    while True:
+        bound = f + ((f & 1) ^ parity)
+        counts = [0, 0]
+        found, f = dfs(state, 0, -1, bound, counts)
+        iterations.append((bound, counts[0], counts[1]))
+        if found is not None:
+            return found, iterations

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from patterndb import Board, Frame, Shape, TableError, make_goal, random_board, scramble
-from patterndb.catalog import build_exact_file, build_pattern_file
 from patterndb.patterns import parse_partition
 from solver import solve
 from solver.api import Options, make_plan
@@ -14,19 +13,6 @@ from . import naive
 from .conftest import all_8puzzle_states
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
-
-
-@pytest.fixture(scope="module")
-def pdb_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("pdb")
-    f4 = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
-    for tiles in parse_partition("5-5-5", f4):
-        build_pattern_file(f4, tiles, d)
-    f3 = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
-    build_exact_file(f3, d)
-    for tiles in parse_partition("4-4", f3):
-        build_pattern_file(f3, tiles, d)
-    return d
 
 
 def _replays(sol, rows, cols):

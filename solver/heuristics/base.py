@@ -26,6 +26,7 @@ class Heuristic:
     admissible: bool
     consistent: bool
     H: tuple
+    tables: tuple[str, ...] = ()  # "file name:crc32" of each table used (what a checkpoint is tied to)
 
     def __call__(self, board: Board) -> int:
         """Value on a board of the canonical frame."""

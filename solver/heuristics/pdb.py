@@ -42,8 +42,10 @@ def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], na
     sizes = [num_placements(n, len(g)) for g in groups]
     offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
     table = np.empty(sum(sizes), dtype=np.uint8)
+    fingerprints = []
     for g, path, off, size in zip(groups, paths, offsets, sizes):
-        load_table(path, pattern_expect(frame, g), out=table[off : off + size])
+        _, attrs = load_table(path, pattern_expect(frame, g), out=table[off : off + size])
+        fingerprints.append(f"{Path(path).name}:{attrs['checksum_crc32']}")
     kmax = max(len(g) for g in groups)
     group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
     group_of = np.full(n, -1, dtype=np.int64)
@@ -58,7 +60,7 @@ def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], na
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
-    return Heuristic(label, True, False, H)
+    return Heuristic(label, True, False, H, tuple(fingerprints))
 
 
 def cached(frame: Frame, groups: tuple[tuple[int, ...], ...], data_dir: Path) -> list[Path] | None:

@@ -1,5 +1,11 @@
-"""The one board update every search kernel makes."""
+"""The board update and the bound arithmetic every search kernel shares."""
+import numpy as np
 from numba import njit
+
+FOUND, EXHAUSTED, LIMIT, STOPPED = 0, 1, 2, 3  # kernel status codes
+NO_BOUND = np.int64(1) << 62  # "no f over the bound was seen"
+STOP_EVERY = 4096  # expansions between two looks at the stop flag (well under a millisecond)
+MAX_DEPTH = 512  # longest path a kernel searches
 
 
 @njit(cache=True, inline="always")
@@ -25,3 +31,10 @@ def solution_parity(blank, goal, cols):
 def next_bound(f, parity):
     """The smallest threshold >= f that a solution's length can equal."""
     return f + ((f & 1) ^ parity)
+
+
+@njit(cache=True, inline="always")
+def next_look(expanded, budget):
+    """When a kernel next looks at its stop flag and budget (budget <= 0: none)."""
+    look = expanded + STOP_EVERY
+    return min(look, budget) if budget > 0 else look

@@ -1,0 +1,331 @@
+"""IDA* on every core: the iterations, the split of each big one into subtrees, and stopping.
+
+An iteration expected to be small runs from the root in one kernel call. A
+big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
+pulled by the workers of a backend (threads here, Dask in solver.cluster)
+a chunk at a time; the next bound is the minimum over all of them. On the
+first solution every worker stops (a shared flag the kernels read every few
+thousand nodes). The answer is still optimal: every earlier iteration was
+searched completely, so no solution is shorter than the current bound, and
+any solution found within it has exactly that length.
+
+The driver runs in the calling (main) thread and never blocks in a kernel,
+so signal handlers run at once: anything may call stop.request() and the
+search ends within milliseconds with what it has proven (the lower bound).
+Its whole state between subtrees is a SearchState, which a checkpoint
+writes and a resumed search starts from.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from ..heuristics.kernels import h_full
+from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, solution_parity
+from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS, frontier, search_subtrees
+
+FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
+SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
+INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
+TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
+
+
+class StopFlag:
+    """Read by the kernels (flag[0] != 0 stops them); set by signals, time-outs, limits, or a solution."""
+
+    def __init__(self) -> None:
+        self.flag = np.zeros(1, dtype=np.int64)
+        self.reason: str | None = None
+
+    def request(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.flag[0] = 1
+
+    @property
+    def requested(self) -> bool:
+        return self.reason is not None
+
+
+@dataclass
+class Iteration:
+    bound: int
+    expanded: int
+    generated: int
+    seconds: float
+    subtrees: int  # 1 for an iteration searched from the root
+    next_f: int = int(NO_BOUND)  # smallest f over the bound (the next bound, before parity)
+
+    def to_dict(self) -> dict:
+        return {"bound": self.bound, "expanded": self.expanded, "generated": self.generated,
+                "seconds": round(self.seconds, 6), "subtrees": self.subtrees}
+
+
+@dataclass
+class SearchState:
+    """Everything needed to go on: finished iterations and the finished subtrees of the current one."""
+
+    bound: int
+    iterations: list[Iteration] = field(default_factory=list)
+    done: np.ndarray | None = None  # bool per frontier subtree, for a split iteration
+    expanded: int = 0  # of the current iteration's finished subtrees
+    generated: int = 0
+    next_f: int = int(NO_BOUND)
+    seconds: float = 0.0  # spent on the current iteration before this run
+    unfinished_expanded: int = 0  # in subtrees stopped half-way (this run only; never saved)
+    unfinished_generated: int = 0
+
+    @property
+    def total_expanded(self) -> int:
+        return self.expanded + sum(it.expanded for it in self.iterations)
+
+    @property
+    def total_generated(self) -> int:
+        return self.generated + sum(it.generated for it in self.iterations)
+
+
+@dataclass
+class Outcome:
+    status: str  # "found", "limit", or the stop reason ("interrupted", "terminated", "timeout")
+    path: list[int]  # the blank's cells, root first (empty unless found)
+    state: SearchState
+
+    @property
+    def lower_bound(self) -> int:
+        """No solution is shorter: the bound of the iteration in progress, or the length found."""
+        return len(self.path) - 1 if self.status == "found" else self.state.bound
+
+
+class Listener(Protocol):
+    """What the driver reports (progress display, checkpoint); every method may do nothing."""
+
+    def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None: ...
+    def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None: ...
+    def iteration_finished(self, state: SearchState, it: Iteration) -> None: ...
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One board to search: canonical tiles, goal, heuristic kernel tuple, neighbour table."""
+
+    tiles: np.ndarray
+    goal: np.ndarray
+    H: tuple
+    nbrs: np.ndarray
+
+    def root_bound(self) -> tuple[int, int]:
+        """(first bound, parity of every solution length)."""
+        pos = np.argsort(self.tiles).astype(np.int64)
+        G = max(self.H[7].size, 1)
+        h0 = int(h_full(self.tiles, pos, self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
+        parity = int(solution_parity(int(pos[0]), self.goal, self.H[3]))
+        return int(next_bound(h0, parity)), parity
+
+    @property
+    def blank(self) -> int:
+        return int(np.flatnonzero(self.tiles == 0)[0])
+
+    def frontier(self) -> tuple[np.ndarray, np.ndarray]:
+        return frontier(self.nbrs, self.blank, FRONTIER_TARGET)
+
+
+class Rows:
+    """Result rows of subtree chunks as they come back from any backend."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray) -> None:
+        with self.lock:
+            self.batches.append((indices, rows, solution))
+
+    def take(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        with self.lock:
+            out, self.batches = self.batches, []
+        return out
+
+
+class Backend(Protocol):
+    """Runs subtree chunks of one iteration; returns at once, works in the background."""
+
+    jobs: int
+
+    def start(self, problem: Problem, paths: np.ndarray, first: np.ndarray, indices: np.ndarray,
+              bound: int, budget: int, stop: StopFlag, rows: Rows) -> None: ...
+    def wait(self, timeout: float) -> bool: ...
+    def close(self) -> None: ...
+
+
+def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.ndarray, bound: int,
+              budget: int, stop_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One kernel call over a chunk: (result rows written, solution path buffer)."""
+    results = np.zeros((chunk.size, 5), dtype=np.int64)
+    solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    k = search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, paths, first, chunk,
+                        bound, budget, stop_flag, results, solution)
+    return results[:k], solution
+
+
+def chunk_size(remaining: int, jobs: int) -> int:
+    """Guided self-scheduling: big chunks while there is much left, single subtrees at the end."""
+    return max(1, min(16, remaining // (4 * jobs)))
+
+
+class ThreadBackend:
+    """Worker threads in this process sharing one copy of the tables (the kernels release the GIL)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = max(1, jobs)
+        self.threads: list[threading.Thread] = []
+
+    def start(self, problem, paths, first, indices, bound, budget, stop, rows) -> None:
+        queue = list(indices[::-1])
+        lock = threading.Lock()
+        spent = [0]
+
+        def work() -> None:
+            while stop.flag[0] == 0:
+                with lock:
+                    if not queue:
+                        return
+                    chunk = np.array([queue.pop() for _ in range(min(chunk_size(len(queue), self.jobs), len(queue)))],
+                                     dtype=np.int64)
+                    left = budget - spent[0] if budget > 0 else 0
+                if budget > 0 and left <= 0:
+                    rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64))
+                    return
+                res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
+                with lock:
+                    spent[0] += int(res[:, EXPANDED].sum())
+                rows.put(chunk[: len(res)], res, sol)
+
+        self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
+                        for i in range(min(self.jobs, len(indices)))]
+        for t in self.threads:
+            t.start()
+
+    def wait(self, timeout: float) -> bool:
+        """True once every worker has returned (returns early when they do)."""
+        end = time.monotonic() + timeout
+        for t in self.threads:
+            t.join(max(0.0, end - time.monotonic()))
+        return not any(t.is_alive() for t in self.threads)
+
+    def close(self) -> None:
+        for t in self.threads:
+            t.join()
+        self.threads = []
+
+
+class Driver:
+    """One IDA* search over a backend; see the module docstring."""
+
+    def __init__(self, problem: Problem, backend: Backend, stop: StopFlag, listener: Listener | None = None,
+                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES) -> None:
+        self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
+        self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
+        self.root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self._frontier: tuple[np.ndarray, np.ndarray] | None = None
+
+    def frontier(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._frontier is None:
+            self._frontier = self.problem.frontier()
+        return self._frontier
+
+    def run(self, state: SearchState | None = None) -> Outcome:
+        """Iterate until a solution is found or a stop is requested.
+
+        state: where a checkpoint left off (its bound, its finished subtrees);
+        a resumed iteration stays split, so finished subtrees are skipped.
+        """
+        bound, parity = self.problem.root_bound()
+        state = state or SearchState(bound)
+        if np.array_equal(self.problem.tiles, self.problem.goal):
+            return Outcome("found", [self.problem.blank], state)
+        while True:
+            estimate = _estimate(state.iterations)
+            if state.done is None and estimate >= self.split_nodes:
+                state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
+            status, path = self._iteration(state, estimate)
+            if status != "exhausted":
+                return Outcome(status, path, state)
+            if state.iterations[-1].next_f == NO_BOUND:
+                raise RuntimeError("IDA* exhausted the search space without reaching the goal")
+            state.bound = int(next_bound(state.iterations[-1].next_f, parity))
+
+    def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
+        """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
+        split = state.done is not None
+        paths, first = self.frontier() if split else self.root
+        todo = np.flatnonzero(~state.done) if split else np.zeros(1, dtype=np.int64)
+        if self.listener:
+            self.listener.iteration_started(state.bound, len(paths), estimate if state.iterations else None)
+        started = time.monotonic()
+        budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
+        self.stop.flag[0] = 1 if self.stop.requested else 0
+        rows = Rows()
+        if not split and estimate < INLINE_NODES:  # too small to be worth a thread
+            res, sol = run_chunk(self.problem, paths, first, todo, state.bound, budget, self.stop.flag)
+            rows.put(todo[: len(res)], res, sol)
+            done = True
+        else:
+            self.backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows)
+            done = False
+        path: list[int] = []
+        limit = False
+        while True:
+            if not done:
+                done = self.backend.wait(TICK)
+            for indices, res, sol in rows.take():
+                for i, r in zip(indices, res):
+                    if r[STATUS] == LIMIT:
+                        limit = True
+                    if r[STATUS] in (LIMIT, STOPPED):  # searched again on a resume: kept apart
+                        state.unfinished_expanded += int(r[EXPANDED])
+                        state.unfinished_generated += int(r[GENERATED])
+                        continue
+                    state.expanded += int(r[EXPANDED])
+                    state.generated += int(r[GENERATED])
+                    state.next_f = min(state.next_f, int(r[NEXT_F]))
+                    if split:
+                        state.done[i] = True
+                    if r[STATUS] == FOUND and not path:
+                        path = [int(c) for c in sol[: r[GOAL_DEPTH] + 1]]
+            if limit or path:
+                self.stop.flag[0] = 2
+            elapsed = state.seconds + time.monotonic() - started
+            if split and self.listener:
+                self.listener.subtrees_done(state, int(state.done.sum()), len(state.done), elapsed)
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                self.stop.request("timeout")
+            if done:
+                break
+        self.backend.close()
+        state.seconds = elapsed
+        if path or not (limit or self.stop.requested):
+            it = Iteration(state.bound, state.expanded, state.generated, elapsed, len(paths), state.next_f)
+            state.iterations.append(it)
+            state.expanded = state.generated = 0
+            state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
+            if self.listener:
+                self.listener.iteration_finished(state, it)
+        if path:
+            return "found", path
+        if limit or self.stop.requested:
+            return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+        return "exhausted", []
+
+
+def _estimate(iterations: list[Iteration]) -> float:
+    """Expansions expected of the next iteration, from the growth of the last ones (0 at first)."""
+    if not iterations:
+        return 0.0
+    last = iterations[-1].expanded
+    if len(iterations) < 2 or iterations[-2].expanded == 0:
+        return last * 10.0
+    return last * max(1.0, last / iterations[-2].expanded)

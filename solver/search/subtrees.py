@@ -1,0 +1,151 @@
+"""The search tree cut into subtrees, so that one IDA* iteration can be shared out.
+
+The frontier is every path of the blank (no immediate undo) to a fixed depth,
+in the order a depth-first search meets them, cut where there are enough of
+them. It depends only on the board and the target count, never on the
+thread count, so a checkpoint written with -j 2 resumes with -j 1 or on a
+cluster.
+
+Within one iteration, subtree i is searched by walking its path from the
+root (checking each node on it against the bound exactly as the DFS kernels
+would) and then running the DFS kernel below it. The nodes above the
+frontier are shared by many subtrees; each is counted by the first subtree
+whose path reaches it (first[i], the depth where path i leaves path i - 1),
+so the expanded and generated counts over all subtrees equal those of one
+serial IDA* pass, and searching subtrees 0, 1, 2, ... in order is the
+serial search.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..heuristics.kernels import PDB, h_full
+from .idastar import dfs_generic
+from .idastar_pdb import dfs_pdb
+from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
+
+# Columns of the per-subtree result rows.
+STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
+SKIPPED = 4  # status of a subtree whose path is pruned above the frontier
+
+
+@njit(cache=True)
+def frontier(nbrs, blank, target):
+    """(paths[m, d + 1], first[m]): blank paths from the root to the smallest
+    depth d with at least target of them, in depth-first order."""
+    paths = np.full((1, 1), blank, dtype=np.int64)
+    while paths.shape[0] < target and paths.shape[1] < 64:
+        m, w = paths.shape
+        count = 0
+        for i in range(m):
+            for d in range(4):
+                c = nbrs[paths[i, w - 1], d]
+                if c >= 0 and (w < 2 or c != paths[i, w - 2]):
+                    count += 1
+        nxt = np.empty((count, w + 1), dtype=np.int64)
+        k = 0
+        for i in range(m):
+            for d in range(4):
+                c = nbrs[paths[i, w - 1], d]
+                if c >= 0 and (w < 2 or c != paths[i, w - 2]):
+                    nxt[k, :w] = paths[i]
+                    nxt[k, w] = c
+                    k += 1
+        paths = nxt
+    m, w = paths.shape
+    first = np.zeros(m, dtype=np.int64)
+    for i in range(1, m):
+        j = 0
+        while paths[i, j] == paths[i - 1, j]:
+            j += 1
+        first[i] = j
+    return paths, first
+
+
+@njit(cache=True, inline="always")
+def _node_f(board, pos, H, depth, bound, greg, gref):
+    """f of a node as the DFS kernels compute it when they generate it (for
+    PDBs the mirrored sum only when the regular one does not prune)."""
+    if H[0] != PDB:
+        return depth + h_full(board, pos, H, greg, gref)
+    h_full(board, pos, H, greg, gref)
+    f = depth + greg.sum()
+    if f <= bound and H[11]:
+        f = max(f, depth + gref.sum())
+    return f
+
+
+@njit(cache=True, nogil=True)
+def search_subtrees(board0, goal, H, nbrs, paths, first, indices, bound, budget, stop, results, solution):
+    """Search the subtrees paths[indices] in order at this bound.
+
+    results[k] gets (status, expanded, generated, next f, goal depth) of
+    subtree indices[k]. Stops at the first FOUND (solution[0..depth] is the
+    blank's path), LIMIT (budget > 0 expansions in this call) or STOPPED;
+    rows after it are left untouched. Returns the number of rows written.
+    """
+    n = board0.size
+    w = paths.shape[1]
+    board = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    G = max(H[7].size, 1)
+    greg = np.zeros(G, dtype=np.int64)
+    gref = np.zeros(G, dtype=np.int64)
+    cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+    spent = 0
+    for k in range(indices.size):
+        i = indices[k]
+        left = budget - spent
+        if stop[0] != 0 or (budget > 0 and left <= 0):
+            results[k, STATUS] = STOPPED if stop[0] != 0 else LIMIT
+            results[k, NEXT_F] = NO_BOUND
+            return k + 1
+        board[:] = board0
+        for c in range(n):
+            pos[board[c]] = c
+        expanded = 0
+        generated = 0
+        status = EXHAUSTED
+        nxt = NO_BOUND
+        goal_depth = -1
+        cells[0] = paths[i, 0]
+        for j in range(w):  # walk the path, counting the nodes seen first here
+            if j > 0:
+                c = paths[i, j]
+                slide(board, pos, board[c], c, cells[j - 1])
+                cells[j] = c
+                f = _node_f(board, pos, H, j, bound, greg, gref)
+                if j >= first[i]:
+                    generated += 1
+                if f > bound:
+                    nxt = f
+                    status = SKIPPED
+                    break
+                if j >= first[i] and f == j and np.array_equal(board, goal):
+                    status = FOUND
+                    goal_depth = j
+                    break
+            if j >= first[i]:
+                expanded += 1
+        if status == EXHAUSTED:
+            left = max(1, left - expanded) if budget > 0 else 0
+            if H[0] == PDB:
+                status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, cells, w - 1, bound, left, stop)
+            else:
+                status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, cells, w - 1, bound, left, stop)
+            expanded += e
+            generated += g
+        spent += expanded
+        results[k, STATUS] = status
+        results[k, EXPANDED] = expanded
+        results[k, GENERATED] = generated
+        results[k, NEXT_F] = nxt
+        results[k, GOAL_DEPTH] = goal_depth
+        if status == FOUND:
+            solution[: goal_depth + 1] = cells[: goal_depth + 1]
+            stop[0] = 2  # the other workers stop too
+            return k + 1
+        if status == LIMIT or status == STOPPED:
+            return k + 1
+    return indices.size

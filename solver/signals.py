@@ -1,0 +1,39 @@
+"""Ctrl-C and SIGTERM as a clean stop of a long search.
+
+While a search runs, the first SIGINT or SIGTERM asks it to stop (the
+search then ends within a second with what it has proven); a second one
+gets the default behaviour back, so a user pressing Ctrl-C twice is never
+stuck. Handlers can only be set from the main thread; elsewhere this does
+nothing.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+REASONS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+EXIT_CODES = {"interrupted": 130, "terminated": 143}  # 128 + signal number, as shells report
+
+
+@contextmanager
+def stop_on_signals(request: Callable[[str], None]) -> Iterator[None]:
+    """Call request(reason) on the first SIGINT/SIGTERM inside the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in REASONS}
+
+    def handler(signum, frame) -> None:
+        for s, h in previous.items():
+            signal.signal(s, h)  # a second signal acts as usual
+        request(REASONS[signum])
+
+    for s in REASONS:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

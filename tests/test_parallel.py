@@ -1,0 +1,159 @@
+"""The IDA* driver: subtree split, threads, stopping, checkpoints, each against plain references."""
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from patterndb import Frame, Shape, make_goal, random_board, scramble
+from solver import solve
+from solver.api import Control, Options, make_plan, prepare
+from solver.checkpoint import Checkpoint, CheckpointError
+from solver.search import Driver, Problem, StopFlag, ThreadBackend
+from solver.search.subtrees import frontier
+from solver.solution import SearchStopped
+
+from . import naive
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+
+
+def korf(i):
+    return " ".join(KORF[i][:16]), int(KORF[i][16])
+
+
+def problem(board, goal="blank-first", **opts):
+    b, frame = prepare(board, goal)
+    plan = make_plan(frame, Options(algorithm="idastar", **opts))
+    canon = frame.to_canonical(b)
+    return Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64),
+                   plan.heuristic.H, b.shape.neighbours), plan
+
+
+def counts(outcome):
+    return [(it.bound, it.expanded, it.generated) for it in outcome.state.iterations]
+
+
+@pytest.mark.parametrize("rows, cols, blank, depth", [(3, 3, 0, 6), (3, 3, 4, 5), (4, 4, 5, 7), (2, 4, 7, 8)])
+def test_frontier_is_every_blank_path_in_dfs_order(rows, cols, blank, depth):
+    nbrs = Shape(rows, cols).neighbours
+    want = naive.blank_paths(rows, cols, blank, depth)
+    paths, first = frontier(nbrs, blank, len(want))
+    assert paths.tolist() == want
+    assert first[0] == 0
+    for i in range(1, len(want)):  # first differing depth from the previous path
+        j = next(k for k in range(depth + 1) if want[i][k] != want[i - 1][k])
+        assert first[i] == j
+
+
+@pytest.mark.parametrize("split_nodes", [0, 10**12])
+def test_counts_equal_plain_recursive_idastar(rng, split_nodes):
+    """Serial, split into subtrees or not: every iteration's counts equal the plain reference's."""
+    goal = make_goal(Shape(3, 3), "blank-first")
+    gt = tuple(goal.tiles.tolist())
+    for _ in range(8):
+        b = random_board(Shape(3, 3), goal, rng)
+        p, _ = problem(str(b), heuristic="manhattan")
+        out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split_nodes).run()
+        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3))
+        assert out.status == "found" and len(out.path) - 1 == length
+        assert counts(out) == its
+
+
+def test_split_search_equals_serial_on_15_puzzles(pdb_dir):
+    for i in (0, 2, 3):
+        board, want = korf(i)
+        p, _ = problem(board, pattern="5-5-5", data_dir=pdb_dir)
+        serial = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=10**12).run()
+        split1 = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=0).run()
+        split2 = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=0).run()
+        assert len(serial.path) - 1 == len(split1.path) - 1 == len(split2.path) - 1 == want
+        assert counts(split1) == counts(serial)  # one thread in subtree order is the serial search
+        assert counts(split2)[:-1] == counts(serial)[:-1]  # all but the last (stopped at any solution)
+
+
+def test_two_threads_optimal_on_8_puzzles_against_exact_table(data_dir, rng):
+    goal = make_goal(Shape(3, 3), "blank-first")
+    for _ in range(30):
+        b = random_board(Shape(3, 3), goal, rng)
+        want = solve(b, "blank-first", data_dir=data_dir).length  # exact table walk
+        p, _ = problem(str(b), heuristic="linear-conflict")
+        out = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=0).run()
+        assert len(out.path) - 1 == want
+
+
+def test_stop_request_ends_within_a_second_with_a_lower_bound():
+    board, want = korf(2)  # 241 M expansions with Manhattan: minutes
+    p, _ = problem(board, heuristic="manhattan")
+    stop = StopFlag()
+    threading.Timer(1.0, stop.request, ("interrupted",)).start()
+    t = time.monotonic()
+    out = Driver(p, ThreadBackend(2), stop).run()
+    assert out.status == "interrupted" and time.monotonic() - t < 2.5
+    assert 0 < out.lower_bound <= want and out.path == []
+
+
+def test_node_limit_and_timeout_raise_with_what_was_proven():
+    board, want = korf(2)
+    with pytest.raises(SearchStopped, match="node limit") as e:
+        solve(board, "blank-first", heuristic="manhattan", max_nodes=300_000, jobs=2)
+    assert e.value.reason == "limit" and e.value.lower_bound <= want
+    assert 300_000 <= e.value.nodes_expanded < 2_000_000
+    t = time.monotonic()
+    with pytest.raises(SearchStopped) as e:
+        solve(board, "blank-first", heuristic="manhattan", timeout=0.5, jobs=2)
+    assert e.value.reason == "timeout" and time.monotonic() - t < 2.5
+    d = e.value.to_dict()
+    assert d["optimal"] is False and d["interrupted"] is True and d["lower_bound"] == e.value.lower_bound
+
+
+def test_checkpoint_resume_gives_the_uninterrupted_counts(pdb_dir, tmp_path):
+    """Stop mid-iteration, resume from the file: same length, same nodes (one thread: exactly)."""
+    board, want = korf(2)
+    kw = dict(goal="blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1)
+    whole = solve(board, **kw, control=Control(split_nodes=0))
+    assert whole.iterations[-1]["subtrees"] > 1000
+    ck = tmp_path / "k2.json"
+    with pytest.raises(SearchStopped):
+        solve(board, **kw, max_nodes=whole.nodes_expanded // 2, control=Control(split_nodes=0, checkpoint=ck))
+    saved = json.loads(ck.read_text())["state"]
+    assert 0 < saved["subtrees_done"] < saved["subtrees"]  # stopped inside a split iteration
+    resumed = solve(board, **kw, control=Control(split_nodes=0, checkpoint=ck))
+    assert resumed.length == whole.length == want
+    assert resumed.nodes_expanded == whole.nodes_expanded and resumed.nodes_generated == whole.nodes_generated
+    assert [(i["bound"], i["expanded"]) for i in resumed.iterations] == \
+           [(i["bound"], i["expanded"]) for i in whole.iterations]
+    again = solve(board, **kw, checkpoint=ck)  # solved: answered from the file
+    assert again.moves == resumed.moves and again.nodes_expanded == resumed.nodes_expanded
+
+
+def test_checkpoint_for_another_search_is_refused(tmp_path):
+    board, _ = korf(1)  # 6 M expansions with Manhattan
+    ck = tmp_path / "k.json"
+    solve(board, "blank-first", heuristic="manhattan", checkpoint=ck)
+    with pytest.raises(CheckpointError, match="another search.*board"):
+        solve(korf(3)[0], "blank-first", heuristic="manhattan", checkpoint=ck)
+    with pytest.raises(CheckpointError, match="heuristic"):
+        solve(board, "blank-first", heuristic="linear-conflict", checkpoint=ck)
+    ck.write_text("{not json")
+    with pytest.raises(CheckpointError, match="damaged"):
+        solve(board, "blank-first", heuristic="manhattan", checkpoint=ck)
+
+
+def test_checkpoint_names_table_checksums(tmp_path):
+    data = json.dumps({"version": 1, "search": {"board": "x"}, "state": {}})
+    ck = Checkpoint(tmp_path / "c.json", {"board": "x", "tables": ["pdb-a.h5:1"]})
+    (tmp_path / "c.json").write_text(data)
+    with pytest.raises(CheckpointError, match="tables"):
+        ck.load()
+
+
+def test_blank_last_and_5x5_through_threads(rng):
+    for shape, moves in ((Shape(4, 4), 60), (Shape(5, 5), 30)):
+        goal = make_goal(shape, "blank-last")
+        b = scramble(goal, moves, rng)
+        one = solve(b, heuristic="linear-conflict", jobs=1)
+        two = solve(b, heuristic="linear-conflict", jobs=2)
+        assert one.length == two.length and naive.replay(
+            tuple(b.tiles.tolist()), two.moves, shape.rows, shape.cols) == tuple(goal.tiles.tolist())
