@@ -49,10 +49,11 @@ def main() -> int:
     except TableError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    backend = None
+    cluster = backend = None
     if args.scheduler:
-        from solver.cluster import DaskBackend
-        backend = DaskBackend.connect(args.scheduler, opts, frame)
+        from solver.cluster import Cluster
+        cluster = Cluster(args.scheduler)
+        backend = cluster.backend(plan)
     from solver.api import Control
 
     print(f"{'line':>4} {'length':>6} {'known':>5} {'expanded':>15} {'generated':>15} {'seconds':>9} {'M gen/s':>8}", flush=True)
@@ -71,8 +72,8 @@ def main() -> int:
                   f"{sol.seconds:>9.1f} {sol.nodes_generated / sol.seconds / 1e6:>8.1f}{'' if ok else '  MISMATCH'}",
                   flush=True)
     finally:
-        if backend is not None:
-            backend.shutdown()
+        if cluster is not None:
+            cluster.close()
     wall = time.perf_counter() - start
     print(f"total: {len(lines)} boards, {expanded:,} expanded, {generated:,} generated, {wall:.1f}s wall "
           f"({wall / 60:.1f} min), jobs {args.jobs or 'all cores'}{', ' + args.scheduler if args.scheduler else ''}; "

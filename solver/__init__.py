@@ -1,5 +1,5 @@
 """Optimal and classic solvers for sliding-tile puzzles over patterndb tables."""
 from .api import distance, solve
-from .solution import Solution
+from .solution import SearchStopped, Solution
 
-__all__ = ["Solution", "distance", "solve"]
+__all__ = ["SearchStopped", "Solution", "distance", "solve"]

@@ -29,10 +29,10 @@ from . import heuristics
 from .heuristics import Heuristic
 from .heuristics.pdb import cached
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
-from .checkpoint import SAVE_INTERVAL, Checkpoint, identity
+from .checkpoint import SAVE_INTERVAL, Checkpoint, CheckpointError, identity
 from .progress import Fanout
 from .search.parallel import SPLIT_NODES, Backend, Listener
-from .solution import SearchStopped, Solution
+from .solution import NodeLimitReached, SearchStopped, Solution
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 DEFAULT_MAX_NODES = 20_000_000
@@ -272,7 +272,22 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
                                 [it.to_dict() for it in state.iterations])
     else:
         state = resume
+        if not (_reaches_goal(problem, path) and state.iterations and len(path) - 1 == state.iterations[-1].bound):
+            raise CheckpointError(f"checkpoint {control.checkpoint} holds a solution that is not this search's: "
+                                  "remove the file")
     return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations]
+
+
+def _reaches_goal(problem: Problem, path: list) -> bool:
+    """Is path a walk of the blank from the board's blank cell, by single moves, to the goal?"""
+    board = problem.tiles.copy()
+    if not path or not all(isinstance(c, int) for c in path) or path[0] != problem.blank:
+        return False
+    for a, b in zip(path, path[1:]):
+        if not 0 <= b < board.size or b not in problem.nbrs[a]:
+            return False
+        board[a], board[b] = board[b], 0
+    return bool(np.array_equal(board, problem.goal))
 
 
 def solve(
@@ -317,8 +332,8 @@ def solve(
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
     """Best-first kernel status to an exception (IDA* raises SearchStopped instead)."""
     if status == 2:
-        raise RuntimeError(f"{algorithm} stopped at its node limit after {expanded:,} expansions: "
-                           "try idastar or raise --max-nodes")
+        raise NodeLimitReached(f"{algorithm} stopped at its node limit after {expanded:,} expansions: "
+                               "try idastar or raise --max-nodes")
     if status == 1:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")
 

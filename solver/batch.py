@@ -18,6 +18,7 @@ from patterndb import Board, BoardError, parse_board
 
 from .api import Control, Options, Plan, default_jobs, make_plan, prepare, run
 from .search import StopFlag
+from .search.parallel import Backend
 from .solution import SearchStopped, Solution
 
 SMALL_BOARD = 16  # cells; boards up to this size are solved side by side
@@ -74,7 +75,7 @@ class BatchStop:
             for s in self.active:
                 s.request(reason)
 
-    def solve(self, board: Board, plan: Plan) -> Solution | SearchStopped | None:
+    def solve(self, board: Board, plan: Plan, backend: Backend | None = None) -> Solution | SearchStopped | None:
         """Solve one board unless stopped; None if it never started."""
         stop = StopFlag()
         with self.lock:
@@ -82,7 +83,7 @@ class BatchStop:
                 return None
             self.active.add(stop)
         try:
-            return run(board, plan, Control(stop=stop))
+            return run(board, plan, Control(stop=stop, backend=backend))
         except SearchStopped as e:
             return e
         finally:
@@ -92,13 +93,15 @@ class BatchStop:
 
 def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[str], None],
                 workers: int | None = None, plans: dict[str, Plan] | None = None,
-                stop: BatchStop | None = None) -> Iterator[tuple[Entry, Solution | SearchStopped | None]]:
+                stop: BatchStop | None = None, cluster=None) -> Iterator[tuple[Entry, Solution | SearchStopped | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
     A board stopped by its node limit or time-out yields its SearchStopped
     and the batch goes on; after stop.request() the rest yield None.
     workers: boards side by side (default: opts.jobs or every core, when
-    the boards are small and many). plans: ready plans by frame key."""
+    the boards are small and many). plans: ready plans by frame key.
+    cluster: a solver.cluster.Cluster; boards then go one at a time, each
+    spread over its workers."""
     plans = {} if plans is None else plans
     stop = stop or BatchStop()
     jobs = opts.jobs or default_jobs()
@@ -108,7 +111,8 @@ def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[s
             prepared.append((e, *prepare(e.board, goal)))
         except BoardError as err:
             raise BoardError(f"line {e.line}: {err}") from None
-    side_by_side = workers or (jobs if len(entries) >= jobs and all(b.shape.n <= SMALL_BOARD for _, b, _ in prepared) else 1)
+    small = all(b.shape.n <= SMALL_BOARD for _, b, _ in prepared)
+    side_by_side = 1 if cluster else workers or (jobs if len(entries) >= jobs and small else 1)
     board_opts = dataclasses.replace(opts, jobs=1) if side_by_side > 1 else opts
     jobs_list = []
     for e, board, frame in prepared:
@@ -116,7 +120,8 @@ def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[s
             plans[frame.key] = make_plan(frame, board_opts, log)
         jobs_list.append((e, board, plans[frame.key]))
     with ThreadPoolExecutor(max_workers=max(1, min(side_by_side, len(jobs_list)))) as pool:
-        futures = [pool.submit(stop.solve, board, plan) for _, board, plan in jobs_list]
+        backends = {id(plan): cluster.backend(plan) for _, _, plan in jobs_list} if cluster else {}
+        futures = [pool.submit(stop.solve, board, plan, backends.get(id(plan))) for _, board, plan in jobs_list]
         complete = False
         try:
             for (e, _, _), fut in zip(jobs_list, futures):

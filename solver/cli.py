@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 import numpy as np
@@ -20,7 +22,7 @@ from .progress import Status
 from .search import ALGORITHMS
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
-from .solution import SearchStopped, Solution
+from .solution import NodeLimitReached, SearchStopped, Solution
 
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 
@@ -89,6 +91,9 @@ is shorter than its lower bound."""
               help="Save the IDA* search to this file as it goes; run the same command again to resume it.")
 @click.option("--checkpoint-every", type=click.FloatRange(min=0), default=SAVE_INTERVAL, show_default=True,
               metavar="SECONDS", help="Save the checkpoint at most this often while subtrees finish.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the subtrees of big IDA* iterations on Dask: tcp://HOST:PORT of a running scheduler, "
+                   "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None,
@@ -98,7 +103,8 @@ is shorter than its lower bound."""
 @data_dir_option
 @guarded
 def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, jobs,
-          timeout, checkpoint, checkpoint_every, quiet, weight, max_nodes, show_boards, as_json, data_dir) -> None:
+          timeout, checkpoint, checkpoint_every, scheduler, quiet, weight, max_nodes, show_boards, as_json,
+          data_dir) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
     Long IDA* searches show a status line on a terminal (one line per
@@ -110,15 +116,21 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
                    tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout)
     if batch_file:
-        sys.exit(_solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet))
+        with _cluster(scheduler) as cluster:
+            code = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet, cluster)
+        sys.exit(code)
     board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
     plan = make_plan(frame, opts, _err)
+    if (checkpoint or scheduler) and plan.algorithm not in ("idastar", "iddfs"):
+        raise click.UsageError(f"--checkpoint and --scheduler are for IDA* searches, not {plan.algorithm}")
     _err(f"using {plan.algorithm} / {plan.heuristic.name}")
     _warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
     control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every)
     try:
-        with stop_on_signals(control.stop.request):
+        with stop_on_signals(control.stop.request), _cluster(scheduler) as cluster:
+            if cluster is not None:
+                control.backend = cluster.backend(plan)
             sol = run(board_obj, plan, control)
     except SearchStopped as e:
         status.clear()
@@ -126,8 +138,10 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
             click.echo(json.dumps(e.to_dict() | {"board": str(board_obj), "goal": str(frame.goal)}))
         _err(f"{e.reason}: {e}")
         sys.exit(EXIT_STOPPED.get(e.reason, 4))
+    except NodeLimitReached as e:
+        raise UserError(str(e), EXIT_STOPPED["limit"]) from None
     except RuntimeError as e:
-        raise UserError(str(e), 4 if "node limit" in str(e) else 1) from None
+        raise UserError(str(e), 1) from None
     status.clear()
     if as_json:
         click.echo(json.dumps(sol.to_dict()))
@@ -141,29 +155,33 @@ EXIT_STOPPED = {**EXIT_CODES_BY_SIGNAL, "limit": 4, "timeout": 4}
 def _warn_if_hopeless(plan, board) -> None:
     """Before a search that will likely not finish, say what it may cost and what would help."""
     h = plan.heuristic
-    if plan.algorithm not in ("idastar", "iddfs") or h.name not in ("linear-conflict", "manhattan", "misplaced", "blind"):
-        return
-    if board.shape.n <= 16:
+    if plan.algorithm not in ("idastar", "iddfs") or h.tables or h.name == "exact" or board.shape.n <= 16:
         return
     h0 = h(plan.frame.to_canonical(board))
-    guess = max(h0, round(1.3 * h0))  # random 5x5 boards: optimal length ~1.3 x Manhattan
-    nodes = 2.37 ** (guess - h0) * 10  # ~2.37 children per node, per move of heuristic error
-    _err(f"warning: {h.name} is weak on {board.shape} boards: h = {h0} at the root; if this board is as hard as "
-         f"a random one (~{guess} moves) IDA* needs ~{nodes:.0e} nodes, about {_duration(nodes / 1e7)} at "
-         f"10 M nodes/s. Pattern databases make it feasible: 'pdb build --size {board.shape.rows} --pattern 6-6-6-6'"
-         if board.shape.rows == board.shape.cols == 5 else
-         f"warning: {h.name} is weak on {board.shape} boards (h = {h0} at the root): the search may not finish; "
-         f"build pattern databases with 'pdb build --pattern ...'")
+    build = "pdb build --size 5 --pattern 6-6-6-6" if board.shape.rows == board.shape.cols == 5 else \
+        f"pdb build --rows {board.shape.rows} --cols {board.shape.cols} --pattern ..."
+    _err(f"warning: IDA* with {h.name} on a {board.shape} board (h = {h0} at the root): a random board of this "
+         "size needs about 1e10 to 1e13 nodes even with linear conflict (Korf & Taylor 1996), hours to weeks; "
+         f"boards close to the goal are quick. Pattern databases cut that by orders of magnitude: '{build}'")
 
 
-def _duration(seconds: float) -> str:
-    for unit, size in (("years", 3.15e7), ("days", 86400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.0f} {unit}"
-    return f"{seconds:.0f} seconds"
+@contextmanager
+def _cluster(scheduler: str | None) -> Iterator:
+    """The Dask cluster of --scheduler (closed afterwards), or None."""
+    if scheduler is None:
+        yield None
+        return
+    from .cluster import Cluster  # Dask is an optional extra: imported only when asked for
+
+    _err(f"connecting to Dask at {scheduler} ...")
+    cluster = Cluster(scheduler)
+    try:
+        yield cluster
+    finally:
+        cluster.close()
 
 
-def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool) -> int:
+def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None) -> int:
     """Solve a batch; the exit status (0 when every expected length was met)."""
     entries = read_batch(path, **shape)
     start = time.perf_counter()
@@ -173,7 +191,7 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
     if not as_json:
         click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'nodes':>13} {'seconds':>8}  board")
     with stop_on_signals(stop.request):
-        results = solve_batch(entries, goal, opts, _err, stop=stop)
+        results = solve_batch(entries, goal, opts, _err, stop=stop, cluster=cluster)
         with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr,
                                hidden=quiet or not sys.stderr.isatty()) as bar:
             for e, res in bar:

@@ -59,6 +59,10 @@ STOP_REASONS = {
 }
 
 
+class NodeLimitReached(RuntimeError):
+    """A best-first search stopped at its node limit (it proves no bound)."""
+
+
 class SearchStopped(RuntimeError):
     """A search that ended before proving a solution, with what it did prove.
 

@@ -136,6 +136,11 @@ def test_checkpoint_for_another_search_is_refused(tmp_path):
         solve(korf(3)[0], "blank-first", heuristic="manhattan", checkpoint=ck)
     with pytest.raises(CheckpointError, match="heuristic"):
         solve(board, "blank-first", heuristic="linear-conflict", checkpoint=ck)
+    forged = json.loads(ck.read_text())
+    forged["solution"] = forged["solution"][:-2]  # a path that stops short of the goal
+    ck.write_text(json.dumps(forged))
+    with pytest.raises(CheckpointError, match="not this search's"):
+        solve(board, "blank-first", heuristic="manhattan", checkpoint=ck)
     ck.write_text("{not json")
     with pytest.raises(CheckpointError, match="damaged"):
         solve(board, "blank-first", heuristic="manhattan", checkpoint=ck)
@@ -157,3 +162,37 @@ def test_blank_last_and_5x5_through_threads(rng):
         two = solve(b, heuristic="linear-conflict", jobs=2)
         assert one.length == two.length and naive.replay(
             tuple(b.tiles.tolist()), two.moves, shape.rows, shape.cols) == tuple(goal.tiles.tolist())
+
+
+def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_path):
+    """A kill just after the end-of-iteration save must not redo (or double-count) that iteration."""
+    board, want = korf(2)
+    kw = dict(goal="blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1)
+    whole = solve(board, **kw)
+
+    class StopAfterSecondIteration:
+        def __init__(self, stop):
+            self.stop, self.seen = stop, 0
+
+        def iteration_started(self, *a):
+            pass
+
+        def subtrees_done(self, *a):
+            pass
+
+        def iteration_finished(self, state, it):
+            self.seen += 1
+            if self.seen == 2:
+                self.stop.request("interrupted")
+
+    ck = tmp_path / "k.json"
+    stop = StopFlag()
+    with pytest.raises(SearchStopped) as e:
+        solve(board, **kw, control=Control(stop=stop, listener=StopAfterSecondIteration(stop), checkpoint=ck))
+    saved = json.loads(ck.read_text())["state"]
+    assert len(saved["iterations"]) == 2 and saved["bound"] > saved["iterations"][-1]["bound"]
+    assert e.value.lower_bound == saved["bound"]  # the finished iteration counts as proven
+    resumed = solve(board, **kw, checkpoint=ck)
+    bounds = [i["bound"] for i in resumed.iterations]
+    assert bounds == sorted(set(bounds)) == [i["bound"] for i in whole.iterations]
+    assert resumed.length == want and resumed.nodes_expanded == whole.nodes_expanded

@@ -151,7 +151,8 @@ class Rows:
 
 
 class Backend(Protocol):
-    """Runs subtree chunks of one iteration; returns at once, works in the background."""
+    """Runs the subtrees of one split iteration (paths is the Problem's frontier); start returns
+    at once and works in the background."""
 
     jobs: int
 
@@ -230,6 +231,7 @@ class Driver:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
         self.root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
         self._frontier: tuple[np.ndarray, np.ndarray] | None = None
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
@@ -243,10 +245,12 @@ class Driver:
         state: where a checkpoint left off (its bound, its finished subtrees);
         a resumed iteration stays split, so finished subtrees are skipped.
         """
-        bound, parity = self.problem.root_bound()
+        bound, self.parity = self.problem.root_bound()
         state = state or SearchState(bound)
         if np.array_equal(self.problem.tiles, self.problem.goal):
             return Outcome("found", [self.problem.blank], state)
+        if state.done is not None and len(state.done) != len(self.frontier()[0]):
+            raise ValueError(f"the saved state has {len(state.done)} subtrees, the frontier {len(self.frontier()[0])}")
         while True:
             estimate = _estimate(state.iterations)
             if state.done is None and estimate >= self.split_nodes:
@@ -254,9 +258,6 @@ class Driver:
             status, path = self._iteration(state, estimate)
             if status != "exhausted":
                 return Outcome(status, path, state)
-            if state.iterations[-1].next_f == NO_BOUND:
-                raise RuntimeError("IDA* exhausted the search space without reaching the goal")
-            state.bound = int(next_bound(state.iterations[-1].next_f, parity))
 
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
@@ -269,18 +270,20 @@ class Driver:
         budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
         self.stop.flag[0] = 1 if self.stop.requested else 0
         rows = Rows()
+        backend = self.backend if split else self.local
         if not split and estimate < INLINE_NODES:  # too small to be worth a thread
             res, sol = run_chunk(self.problem, paths, first, todo, state.bound, budget, self.stop.flag)
             rows.put(todo[: len(res)], res, sol)
             done = True
         else:
-            self.backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows)
+            backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows)
             done = False
         path: list[int] = []
         limit = False
+        finished = 0  # subtrees searched to the end in this run
         while True:
             if not done:
-                done = self.backend.wait(TICK)
+                done = backend.wait(TICK)
             for indices, res, sol in rows.take():
                 for i, r in zip(indices, res):
                     if r[STATUS] == LIMIT:
@@ -289,6 +292,7 @@ class Driver:
                         state.unfinished_expanded += int(r[EXPANDED])
                         state.unfinished_generated += int(r[GENERATED])
                         continue
+                    finished += 1
                     state.expanded += int(r[EXPANDED])
                     state.generated += int(r[GENERATED])
                     state.next_f = min(state.next_f, int(r[NEXT_F]))
@@ -305,20 +309,25 @@ class Driver:
                 self.stop.request("timeout")
             if done:
                 break
-        self.backend.close()
+        backend.close()
         state.seconds = elapsed
-        if path or not (limit or self.stop.requested):
+        complete = finished == len(todo)  # even if a stop came just after the last subtree
+        if path or complete:
             it = Iteration(state.bound, state.expanded, state.generated, elapsed, len(paths), state.next_f)
             state.iterations.append(it)
             state.expanded = state.generated = 0
             state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
+            if not path:
+                if it.next_f == NO_BOUND:
+                    raise RuntimeError("IDA* exhausted the search space without reaching the goal")
+                state.bound = int(next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
             if self.listener:
                 self.listener.iteration_finished(state, it)
         if path:
             return "found", path
-        if limit or self.stop.requested:
-            return ("limit" if limit and not self.stop.requested else self.stop.reason), []
-        return "exhausted", []
+        if complete:
+            return "exhausted", []
+        return ("limit" if limit and not self.stop.requested else self.stop.reason), []
 
 
 def _estimate(iterations: list[Iteration]) -> float:

@@ -1,0 +1,89 @@
+"""The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from patterndb import Shape, make_goal, scramble  # noqa: E402
+from solver import solve  # noqa: E402
+from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
+from solver.cluster import Cluster  # noqa: E402
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with Cluster("local:2") as c:
+        yield c
+
+
+def solve_on(cluster, board, goal, split_nodes=0, **opts):
+    b, frame = prepare(board, goal)
+    plan = make_plan(frame, Options(algorithm="idastar", **opts))
+    return run(b, plan, Control(backend=cluster.backend(plan), split_nodes=split_nodes))
+
+
+@pytest.mark.parametrize("i", [0, 2, 3])
+def test_same_answers_and_counts_as_the_threads(cluster, pdb_dir, i):
+    board = " ".join(KORF[i][:16])
+    d = solve_on(cluster, board, "blank-first", pattern="5-5-5", data_dir=pdb_dir)
+    t = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1, control=Control(split_nodes=0))
+    assert d.length == t.length == int(KORF[i][16]) and d.optimal
+    strip = lambda its: [(x["bound"], x["expanded"], x["generated"]) for x in its[:-1]]
+    assert strip(d.iterations) == strip(t.iterations)  # complete iterations count the same nodes
+
+
+def test_small_iterations_here_big_ones_on_the_cluster(cluster):
+    """The default split: unsplit iterations must not go to the workers (they index their own frontier)."""
+    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
+    d = solve_on(cluster, board, "blank-first", split_nodes=Control().split_nodes, heuristic="manhattan")
+    assert d.length == serial.length == want
+    assert [it["subtrees"] for it in d.iterations][0] == 1 and d.iterations[-1]["subtrees"] > 1
+    strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
+    assert strip(d.iterations) == strip(serial.iterations)
+
+
+def test_5x5_scramble(cluster, rng):
+    b = scramble(make_goal(Shape(5, 5), "blank-last"), 30, rng)
+    d = solve_on(cluster, str(b), "blank-last", heuristic="linear-conflict")
+    assert d.length == solve(b, heuristic="linear-conflict", jobs=1).length
+
+
+def test_a_worker_killed_mid_iteration_loses_only_its_tasks(cluster):
+    """kill -9 one worker process during a split iteration: Dask reruns its tasks, the answer stands."""
+    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
+    pids = list(cluster.client.run(os.getpid).values())
+    killed = []
+
+    def kill_one():
+        time.sleep(1.0)
+        os.kill(pids[0], signal.SIGKILL)
+        killed.append(time.monotonic())
+
+    threading.Thread(target=kill_one).start()
+    d = solve_on(cluster, board, "blank-first", heuristic="manhattan")
+    assert killed and killed[0] < time.monotonic() - 0.2, "the worker was not killed during the search"
+    assert d.length == serial.length == want
+    strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
+    assert strip(d.iterations) == strip(serial.iterations)
+    cluster.client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    f = tmp_path / "b.txt"
+    f.write_text("".join(" ".join(KORF[i][:16]) + f" {KORF[i][16]}\n" for i in (0, 3)))
+    r = CliRunner().invoke(main, ["solve", "--file", str(f), "--goal", "blank-first", "--pattern", "5-5-5",
+                                  "--scheduler", "local:2", "--data-dir", str(pdb_dir)])
+    assert r.exit_code == 0, r.output
+    assert "2 of 2 boards solved" in r.stderr and "all expected lengths met" in r.stderr

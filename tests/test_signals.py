@@ -1,0 +1,99 @@
+"""Real signals to a real `solver` process: Ctrl-C, SIGTERM, kill -9 with a checkpoint."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+SOLVER = [sys.executable, "-c", "from solver.cli import main; main()"]
+
+
+def start(*args, **kw):
+    return subprocess.Popen([*SOLVER, "solve", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **kw)
+
+
+def board(i):
+    return " ".join(KORF[i][:16])
+
+
+def wait_for(pred, timeout=60.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def wait_until_searching(proc, seconds=2.0):
+    """Let the search itself run a while (startup excluded: 'using ...' is printed just before it)."""
+    line = proc.stderr.readline()
+    assert line.startswith("using idastar"), line
+    time.sleep(seconds)
+    assert proc.poll() is None, "the search ended before the signal"
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_stops_within_a_second_with_a_valid_json_answer(sig, code):
+    # Korf #3 with Manhattan: 241 M expansions, minutes; stopped after 2 s of search.
+    p = start(board(2), "--goal", "blank-first", "-H", "manhattan", "-j", "2", "--json")
+    wait_until_searching(p)
+    t = time.monotonic()
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=30)
+    assert time.monotonic() - t < 1.0, "took too long to stop"
+    assert p.returncode == code, err
+    d = json.loads(out)
+    assert d["optimal"] is False and d["interrupted"] is True and 41 <= d["lower_bound"] <= 59
+    assert d["nodes_expanded"] > 0 and d["reason"] == ("interrupted" if sig == signal.SIGINT else "terminated")
+    assert f"no solution is shorter than {d['lower_bound']} moves" in err
+
+
+def test_ctrl_c_in_a_batch_cancels_the_queue_and_prints_what_finished(tmp_path):
+    f = tmp_path / "b.txt"
+    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n{board(2)} 59\n")
+    p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "2")
+    time.sleep(4.0)  # startup, then #2 (6 M expansions) is done; the #3s run for minutes
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert time.monotonic() - t < 1.5
+    assert p.returncode == 130, err
+    rows = [ln.split() for ln in out.splitlines()[1:]]
+    assert rows[0][:3] == ["1", "55", "55"]  # finished: printed
+    assert all(r[-1] == "INTERRUPTED" for r in rows[1:])  # in progress: what they proved
+    assert "not started" in err
+
+
+def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
+    ck = tmp_path / "korf6.ckpt"
+    # Korf #6 with Manhattan: 16.9 M expansions; on one thread the order is fixed, so counts are exact.
+    args = [board(5), "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json",
+            "--checkpoint", str(ck), "--checkpoint-every", "0"]
+    p = start(*args)
+
+    def mid_iteration():
+        try:
+            s = json.loads(ck.read_text())["state"]
+        except (OSError, ValueError):
+            return False
+        return s["subtrees_done"] is not None and s["subtrees_done"] > 10
+
+    assert wait_for(mid_iteration), "no checkpoint inside a split iteration"
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=30)
+    assert p.returncode == -signal.SIGKILL
+    before = json.loads(ck.read_text())["state"]
+    r = subprocess.run([*SOLVER, "solve", *args], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["length"] == 52 and d["optimal"] is True
+    assert d["nodes_expanded"] == 16_887_712  # the uninterrupted serial count, exactly
+    assert d["iterations"][len(before["iterations"])]["bound"] == before["bound"]
+    assert not list(Path(tmp_path).glob("*.tmp*"))  # no temporary left behind
