@@ -136,7 +136,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         status.clear()
         if as_json:
             click.echo(json.dumps(e.to_dict() | {"board": str(board_obj), "goal": str(frame.goal)}))
-        _err(f"{e.reason}: {e}")
+        _err(str(e))
         sys.exit(EXIT_STOPPED.get(e.reason, 4))
     except NodeLimitReached as e:
         raise UserError(str(e), EXIT_STOPPED["limit"]) from None
