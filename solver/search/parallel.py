@@ -271,7 +271,8 @@ class Driver:
         self.stop.flag[0] = 1 if self.stop.requested else 0
         rows = Rows()
         backend = self.backend if split else self.local
-        if not split and estimate < INLINE_NODES:  # too small to be worth a thread
+        # Inline: too small to be worth a thread, or not the main thread (signals reach only that one).
+        if not split and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
             res, sol = run_chunk(self.problem, paths, first, todo, state.bound, budget, self.stop.flag)
             rows.put(todo[: len(res)], res, sol)
             done = True
