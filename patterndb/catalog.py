@@ -12,7 +12,7 @@ from .exact import UNREACHED, build_exact, check_exact_size, histogram, histogra
 from .additive import build_pattern, bytes_needed
 from .frame import Frame
 from .patterns import group_label
-from .ranking import num_placements
+from .ranking import num_placements, rank
 from .store import load_table, read_attrs, write_table
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
@@ -62,11 +62,33 @@ def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Pa
     return path
 
 
+def goal_index(attrs: dict[str, Any]) -> int:
+    """Where the goal's own entry is in a table, from the table's attributes (kind, shape, goal, tiles)."""
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    goal = [int(t) for t in str(attrs["goal"]).split()]
+    cell = {t: c for c, t in enumerate(goal)}
+    tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
+    if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
+        raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
+    pos = np.array([cell[t] for t in tiles], dtype=np.int64)
+    return int(rank(pos, len(tiles), n))
+
+
+def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """load_table, and the goal's entry must be 0: a table for other tiles or with shifted values
+    passes a checksum recomputed by whoever changed it, and would make IDA* never stop."""
+    table, attrs = load_table(path, expect, out=out)
+    g = goal_index(attrs)
+    if table[g] != 0:
+        raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {table[g]}, not 0")
+    return table, attrs
+
+
 def load_exact(frame: Frame, data_dir: Path) -> np.ndarray:
     path = exact_path(data_dir, frame)
     if not path.exists():
         raise TableError(f"no exact table for {frame.shape} in {data_dir}: run 'pdb build --rows {frame.shape.rows} --cols {frame.shape.cols}'")
-    table, _ = load_table(path, exact_expect(frame))
+    table, _ = load_checked(path, exact_expect(frame))
     return table
 
 
@@ -134,5 +156,5 @@ def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path, out: np.n
     path = pattern_path(data_dir, frame, tiles)
     if not path.exists():
         raise TableError(f"no table for tiles {group_label(tiles)} of {frame.shape} in {data_dir}")
-    table, _ = load_table(path, pattern_expect(frame, tiles), out=out)
+    table, _ = load_checked(path, pattern_expect(frame, tiles), out=out)
     return table

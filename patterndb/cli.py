@@ -8,14 +8,14 @@ import click
 import numpy as np
 
 from .board import make_goal
-from .catalog import build_exact_file, build_pattern_file, exact_path, list_tables, pattern_path
+from .catalog import build_exact_file, build_pattern_file, exact_path, list_tables, load_checked, pattern_path
 from .cli_common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
 from .exact import value_counts
 from .frame import Frame
 from .patterns import group_label, parse_partition
-from .store import checksum, load_table, read_attrs
+from .store import checksum, read_attrs
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -125,7 +125,7 @@ def verify(file: Path) -> None:
     """Read a table in full and check its checksum and recorded statistics."""
     start = time.perf_counter()
     attrs = read_attrs(file)
-    data, _ = load_table(file, {})
+    data, _ = load_checked(file, {})
     hist = np.asarray(attrs["histogram"])
     counts = value_counts(data)[: hist.size]
     if not np.array_equal(counts, hist):

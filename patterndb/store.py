@@ -22,6 +22,7 @@ from .errors import TableError
 FORMAT_VERSION = 1
 DATASET = "table"
 TMP_MARK = ".tmp"
+REQUIRED = ("format_version", "entries", "checksum_crc32", "kind", "rows", "cols", "goal", "histogram")
 
 
 def checksum(data: np.ndarray) -> int:
@@ -86,6 +87,9 @@ def read_attrs(path: Path) -> dict[str, Any]:
         raise
     except Exception as e:  # h5py raises OSError/KeyError/... for damaged files
         raise TableError(f"{path} is damaged or not an HDF5 file ({e.__class__.__name__}: {e})") from None
+    missing = [k for k in REQUIRED if k not in attrs]
+    if missing:
+        raise TableError(f"{path} is damaged: attribute{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing")
     if attrs.get("format_version") != FORMAT_VERSION:
         raise TableError(
             f"{path} has format version {attrs.get('format_version')}, this program reads {FORMAT_VERSION}: rebuild it"

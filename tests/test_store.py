@@ -107,3 +107,45 @@ def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
     stale.write_bytes(b"half a table")
     store.write_table(tmp_path / "t.h5", np.zeros(4, np.uint8), {"kind": "x"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.h5"]
+
+
+def _swap_data(path, donor):
+    """Replace path's table by donor's data (same size) and recompute the crc: a forger's edit."""
+    with h5py.File(donor, "r") as f:
+        data = f["table"][:]
+    with h5py.File(path, "r+") as f:
+        f["table"][:] = data
+        f["table"].attrs["checksum_crc32"] = store.checksum(data)
+
+
+def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path):
+    """Same size, own checksum, `tiles` attribute edited: the goal entry gives it away (IDA* would never stop)."""
+    from click.testing import CliRunner
+
+    from patterndb.catalog import build_pattern_file, pattern_path
+    from patterndb.cli import main as pdb
+    from solver import solve
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    a, b = (1, 2, 3, 4), (5, 6, 7, 8)
+    build_pattern_file(frame, a, tmp_path)
+    build_pattern_file(frame, b, tmp_path)
+    _swap_data(pattern_path(tmp_path, frame, a), pattern_path(tmp_path, frame, b))
+    with pytest.raises(TableError, match="goal's entry"):
+        solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
+    r = CliRunner().invoke(pdb, ["verify", str(pattern_path(tmp_path, frame, a))])
+    assert r.exit_code == 1 and "goal's entry" in r.stderr
+
+
+def test_missing_checksum_attribute_is_one_line(table_file):
+    from click.testing import CliRunner
+
+    from patterndb.cli import main as pdb
+
+    frame, path = table_file
+    with h5py.File(path, "r+") as f:
+        del f["table"].attrs["checksum_crc32"]
+    with pytest.raises(TableError, match="checksum_crc32 missing"):
+        load_exact(frame, path.parent)
+    r = CliRunner().invoke(pdb, ["verify", str(path)])
+    assert r.exit_code == 1 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1

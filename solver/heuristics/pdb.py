@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import pattern_expect, pattern_path
-from patterndb.store import load_table
+from patterndb.catalog import load_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
 from patterndb.ranking import num_placements
 
@@ -44,7 +43,7 @@ def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], na
     table = np.empty(sum(sizes), dtype=np.uint8)
     fingerprints = []
     for g, path, off, size in zip(groups, paths, offsets, sizes):
-        _, attrs = load_table(path, pattern_expect(frame, g), out=table[off : off + size])
+        _, attrs = load_checked(path, pattern_expect(frame, g), out=table[off : off + size])
         fingerprints.append(f"{Path(path).name}:{attrs['checksum_crc32']}")
     kmax = max(len(g) for g in groups)
     group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
