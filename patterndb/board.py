@@ -101,8 +101,10 @@ def _check_tiles(shape: Shape, tiles: np.ndarray) -> None:
 
 
 def _tokenise_line(line: str) -> list[tuple[int, str]]:
-    """(tile, source text) of one line: separated integers, or one character per tile."""
-    line = line.strip()
+    """(tile, source text) of one line: separated integers or letters, or one character per tile.
+
+    Brackets around the line ("[1, 2, ...]", as Python and JSON print lists) are ignored."""
+    line = line.strip().strip("[](){}").strip()
     if _SEPARATED.search(line):
         out = []
         for tok in _SEPARATED.split(line):
@@ -110,22 +112,29 @@ def _tokenise_line(line: str) -> list[tuple[int, str]]:
                 continue
             if tok in ("_", "."):
                 out.append((0, tok))
-            elif tok.isdigit():
+            elif tok.isascii() and tok.isdigit():  # str.isdigit alone accepts '²'
                 out.append((int(tok), tok))
+            elif len(tok) == 1 and tok.isascii() and tok.isalpha():
+                out.append((_letter(tok), tok))
             else:
-                raise BoardError(f"unexpected token {tok!r} in board: use integers, 0 or _ for the blank")
+                raise BoardError(f"unexpected token {tok!r} in board: use integers or letters, 0 or _ for the blank")
         return out
     out = []
     for ch in line:
         if ch in BLANK_CHARS:
             out.append((0, ch))
-        elif ch.isdigit():
+        elif ch.isascii() and ch.isdigit():
             out.append((int(ch), ch))
         elif ch.isascii() and ch.isalpha():
-            out.append((ord(ch.upper()) - ord("A") + 10, ch))
+            out.append((_letter(ch), ch))
         else:
             raise BoardError(f"unexpected character {ch!r} in board")
     return out
+
+
+def _letter(ch: str) -> int:
+    """A = 10, B = 11, ... (tiles above 9 in compact notation)."""
+    return ord(ch.upper()) - ord("A") + 10
 
 
 def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> Board:
@@ -221,7 +230,9 @@ def check_solvable(board: Board, goal: Board) -> None:
     if board.shape != goal.shape:
         raise BoardError(f"the board is {board.shape} but the goal is {goal.shape}")
     if not is_solvable(board, goal):
-        raise BoardError(f"board '{board}' is not solvable: it has the wrong permutation parity for goal '{goal}'")
+        other = [name for name in GOAL_NAMES if is_solvable(board, make_goal(board.shape, name))]
+        hint = f" (it is solvable for --goal {other[0]})" if other else ""
+        raise BoardError(f"board '{board}' is not solvable: it has the wrong permutation parity for goal '{goal}'{hint}")
 
 
 def random_board(shape: Shape, goal: Board, rng: np.random.Generator) -> Board:

@@ -19,6 +19,7 @@ from .store import checksum, read_attrs
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="patterndb", prog_name="pdb")
 def main() -> None:
     """Build and manage pattern databases for sliding-tile puzzles."""
 

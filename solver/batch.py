@@ -9,6 +9,7 @@ boards in progress and cancels the queued ones.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,8 +28,9 @@ SMALL_BOARD = 16  # cells; boards up to this size are solved side by side
 @dataclass
 class Entry:
     line: int
-    board: Board
+    board: Board | None  # None when the line is not a board (error says why)
     expected: int | None
+    error: str | None = None
 
 
 def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, int | None]:
@@ -36,7 +38,7 @@ def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, i
     try:
         return parse_board(text, rows, cols), None
     except BoardError as first:
-        if len(tokens) > 1 and tokens[-1].isdigit():
+        if len(tokens) > 1 and tokens[-1].isascii() and tokens[-1].isdigit():
             try:
                 return parse_board(" ".join(tokens[:-1]), rows, cols), int(tokens[-1])
             except BoardError:
@@ -45,17 +47,30 @@ def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, i
 
 
 def read_batch(path: str, rows: int | None = None, cols: int | None = None) -> list[Entry]:
+    """Every board line of a UTF-8 text file ('-': standard input); a bad line becomes an
+    Entry with its error, so one typo does not stop a long batch."""
+    try:
+        if path == "-":
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+        else:
+            with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is allowed
+                text = f.read()
+    except UnicodeDecodeError as e:
+        line = e.object[: e.start].count(b"\n") + 1
+        raise BoardError(f"{path} is not a UTF-8 text file of boards (undecodable byte on line {line})") from None
+    except OSError as e:
+        raise BoardError(f"cannot read {path}: {e.strerror}") from None
     entries = []
-    with open(path) as f:
-        for i, raw in enumerate(f, 1):
-            text = raw.split("#", 1)[0].strip()
-            if not text:
-                continue
-            try:
-                board, expected = _parse_line(text, rows, cols)
-            except BoardError as e:
-                raise BoardError(f"{path}:{i}: {e}") from None
-            entries.append(Entry(i, board, expected))
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            board, expected = _parse_line(line, rows, cols)
+        except BoardError as e:
+            entries.append(Entry(i, None, None, f"{path}:{i}: {e}"))
+            continue
+        entries.append(Entry(i, board, expected))
     if not entries:
         raise BoardError(f"{path} holds no boards")
     return entries
@@ -93,10 +108,12 @@ class BatchStop:
 
 def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[str], None],
                 workers: int | None = None, plans: dict[str, Plan] | None = None,
-                stop: BatchStop | None = None, cluster=None) -> Iterator[tuple[Entry, Solution | SearchStopped | None]]:
+                stop: BatchStop | None = None,
+                cluster=None) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
-    A board stopped by its node limit or time-out yields its SearchStopped
+    A line that is not a solvable board yields a BoardError saying why, and
+    the batch goes on. A board stopped by its node limit or time-out yields its SearchStopped
     and the batch goes on; after stop.request() the rest yield None.
     workers: boards side by side (default: opts.jobs or every core, when
     the boards are small and many). plans: ready plans by frame key.
@@ -107,10 +124,11 @@ def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[s
     jobs = opts.jobs or default_jobs()
     prepared = []
     for e in entries:
-        try:
-            prepared.append((e, *prepare(e.board, goal)))
-        except BoardError as err:
-            raise BoardError(f"line {e.line}: {err}") from None
+        if e.board is not None:
+            try:
+                prepared.append((e, *prepare(e.board, goal)))
+            except BoardError as err:
+                e.error = f"line {e.line}: {err}"
     small = all(b.shape.n <= SMALL_BOARD for _, b, _ in prepared)
     side_by_side = 1 if cluster else workers or (jobs if len(entries) >= jobs and small else 1)
     board_opts = dataclasses.replace(opts, jobs=1) if side_by_side > 1 else opts
@@ -118,14 +136,15 @@ def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[s
     for e, board, frame in prepared:
         if frame.key not in plans:
             plans[frame.key] = make_plan(frame, board_opts, log)
+            log(f"using {plans[frame.key].algorithm} / {plans[frame.key].heuristic.name} for {frame.shape} boards")
         jobs_list.append((e, board, plans[frame.key]))
     with ThreadPoolExecutor(max_workers=max(1, min(side_by_side, len(jobs_list)))) as pool:
         backends = {id(plan): cluster.backend(plan) for _, _, plan in jobs_list} if cluster else {}
-        futures = [pool.submit(stop.solve, board, plan, backends.get(id(plan))) for _, board, plan in jobs_list]
+        futures = {id(e): pool.submit(stop.solve, board, plan, backends.get(id(plan))) for e, board, plan in jobs_list}
         complete = False
         try:
-            for (e, _, _), fut in zip(jobs_list, futures):
-                yield e, fut.result()
+            for e in entries:
+                yield e, BoardError(e.error) if e.error else futures[id(e)].result()
             complete = True
         finally:
             if not complete:  # the caller gave up on the rest

@@ -11,7 +11,7 @@ from typing import Iterator
 import click
 import numpy as np
 
-from patterndb import make_goal, random_board, scramble
+from patterndb import BoardError, make_goal, random_board, scramble
 from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 
 from .api import Control, Options, make_plan, prepare, run
@@ -55,6 +55,7 @@ def print_solution(sol: Solution, show_boards: bool) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="patterndb", prog_name="solver")
 def main() -> None:
     """Solve sliding-tile puzzles optimally, or with the classic algorithms."""
 
@@ -69,8 +70,9 @@ is shorter than its lower bound."""
 
 @main.command(epilog=EXIT_CODES)
 @click.argument("board", required=False)
-@click.option("--file", "-f", "batch_file", type=click.Path(exists=True, dir_okay=False),
-              help="Solve every board of a file (one a line, '#' comments, optional expected length last).")
+@click.option("--file", "-f", "batch_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="Solve every board of a UTF-8 text file ('-': standard input; one a line, '#' comments, "
+                   "optional expected length last).")
 @shape_options
 @goal_option
 @click.option("--algorithm", "-a", type=click.Choice(ALGORITHMS), default=None,
@@ -96,7 +98,7 @@ is shorter than its lower bound."""
                    "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None,
+@click.option("--max-nodes", type=click.IntRange(min=1, max=2**62), default=None,
               help="Give up after this many nodes (default: 20M stored for best-first, none for IDA*).")
 @click.option("--show-boards", is_flag=True, help="Print every board on the way.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -182,51 +184,65 @@ def _cluster(scheduler: str | None) -> Iterator:
 
 
 def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None) -> int:
-    """Solve a batch; the exit status (0 when every expected length was met)."""
+    """Solve a batch; the exit status: 1 if an expected length is not met, else 2 if a line is
+    not a solvable board, else 4 if a board was stopped by its limit, else 0."""
     entries = read_batch(path, **shape)
     start = time.perf_counter()
     stop = BatchStop()
-    bad = stopped = solved = 0
-    total_nodes = 0
+    tally = {"solved": 0, "mismatch": 0, "error": 0, "stopped": 0, "nodes": 0}
     if not as_json:
         click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'nodes':>13} {'seconds':>8}  board")
+    # Rows on a terminal are their own progress; a bar beside them would be printed into them.
+    hidden = quiet or not sys.stderr.isatty() or sys.stdout.isatty()
     with stop_on_signals(stop.request):
         results = solve_batch(entries, goal, opts, _err, stop=stop, cluster=cluster)
-        with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr,
-                               hidden=quiet or not sys.stderr.isatty()) as bar:
+        with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr, hidden=hidden) as bar:
             for e, res in bar:
-                if res is None:
-                    continue
-                exp = "" if e.expected is None else str(e.expected)
-                if isinstance(res, SearchStopped):
-                    stopped += 1
-                    total_nodes += res.nodes_generated
-                    if as_json:
-                        click.echo(json.dumps(res.to_dict() | {"board": str(e.board), "line": e.line, "expected": e.expected}))
-                    else:
-                        click.echo(f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
-                                   f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}")
-                    continue
-                sol = res
-                solved += 1
-                ok = e.expected is None or e.expected == sol.length
-                bad += not ok
-                total_nodes += sol.nodes_generated
-                if as_json:
-                    click.echo(json.dumps(sol.to_dict() | {"board": str(e.board), "line": e.line, "expected": e.expected}))
-                else:
-                    mark = "" if ok else "  MISMATCH"
-                    click.echo(f"{e.line:>5} {sol.length:>6} {exp:>8} {sol.nodes_generated:>13,} {sol.seconds:>8.3f}  {e.board}{mark}")
-    secs = time.perf_counter() - start
-    summary = f"{solved} of {len(entries)} boards solved, {total_nodes:,} nodes generated, {secs:.2f}s wall; "
-    summary += "all expected lengths met" if not bad else f"{bad} MISMATCH(ES) against expected lengths"
-    if stopped:
-        summary += f"; {stopped} stopped early"
+                if res is not None:
+                    _batch_row(e, res, as_json, tally)
+    t = tally
+    summary = (f"{t['solved']} of {len(entries)} boards solved, {t['nodes']:,} nodes generated, "
+               f"{time.perf_counter() - start:.2f}s wall; ")
+    summary += "all expected lengths met" if not t["mismatch"] else f"{t['mismatch']} MISMATCH(ES) against expected lengths"
+    for key, what in (("error", "not solvable boards"), ("stopped", "stopped early")):
+        if t[key]:
+            summary += f"; {t[key]} {what}"
     _err(summary)
     if stop.reason in EXIT_CODES_BY_SIGNAL:
-        _err(f"{stop.reason}: {len(entries) - solved - stopped} boards not started")
+        _err(f"{stop.reason}: {len(entries) - t['solved'] - t['stopped'] - t['error']} boards not started")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
-    return 1 if bad else 4 if stopped else 0
+    return 1 if t["mismatch"] else 2 if t["error"] else EXIT_STOPPED["limit"] if t["stopped"] else 0
+
+
+def _batch_row(e, res, as_json: bool, tally: dict) -> None:
+    """Print one batch result (a solution, a stopped search, or a line's error) and count it."""
+    exp = "" if e.expected is None else str(e.expected)
+    where = {"line": e.line, "expected": e.expected}
+    if isinstance(res, BoardError):
+        tally["error"] += 1
+        _err(f"error: {res}")
+        if as_json:
+            click.echo(json.dumps({"error": str(res), "board": None if e.board is None else str(e.board)} | where))
+        else:
+            click.echo(f"{e.line:>5} {'ERROR':>6} {exp:>8} {'':>13} {'':>8}  {res}")
+        return
+    tally["nodes"] += res.nodes_generated
+    if isinstance(res, SearchStopped):
+        tally["stopped"] += 1
+        if as_json:
+            click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where))
+        else:
+            click.echo(f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
+                       f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}")
+        return
+    tally["solved"] += 1
+    ok = e.expected is None or e.expected == res.length
+    tally["mismatch"] += not ok
+    if as_json:
+        click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where))
+    else:
+        click.echo(f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
+                   f"{e.board}{'' if ok else '  MISMATCH'}")
 
 
 @main.command()
@@ -244,7 +260,7 @@ def distance(board, size, rows, cols, goal, data_dir) -> None:
 @shape_options
 @goal_option
 @click.option("--moves", type=click.IntRange(min=0), default=50, show_default=True)
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh).")
 @guarded
 def scramble_cmd(size, rows, cols, goal, moves, seed) -> None:
     """A board made by a random walk from the goal (no immediate undo)."""
@@ -255,7 +271,7 @@ def scramble_cmd(size, rows, cols, goal, moves, seed) -> None:
 @main.command("random")
 @shape_options
 @goal_option
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh).")
 @guarded
 def random_cmd(size, rows, cols, goal, seed) -> None:
     """A uniformly random solvable board."""

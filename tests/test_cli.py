@@ -130,3 +130,50 @@ def test_solve_file_table_json_and_exit_codes(run, tmp_path):
 def test_missing_pattern_is_an_error_naming_the_command(run):
     r = run(solver, ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--pattern", "7-8"])
     assert r.exit_code == 1 and "pdb build --size 4 --pattern 7-8" in r.stderr
+
+
+@pytest.mark.parametrize("board", ["1 2 3 4 5 6 7 8 \u00b2", "1 2 3 4 5 6 7 8 ab", "[1, 2, 3, 4, 5, 6, 7, 8, x]"])
+def test_odd_characters_are_one_line_errors(run, board):
+    r = run(solver, ["solve", board])
+    assert r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("board", ["[1, 2, 3, 4, 5, 6, 7, 0, 8]", "(1 2 3 4 5 6 7 0 8)",
+                                   "1 2 3 4 5 6 7 8 9 A B C D E _ F"])
+def test_lists_and_spaced_letters_are_boards(run, board):
+    r = run(solver, ["solve", board, "-H", "manhattan", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["length"] == 1
+
+
+def test_out_of_range_numbers_are_usage_errors(run):
+    assert run(solver, ["solve", "12345678_", "--max-nodes", "99999999999999999999999"]).exit_code == 2
+    assert run(solver, ["scramble", "--size", "3", "--seed", "-1"]).exit_code == 2
+    assert run(solver, ["--version"]).exit_code == 0 and run(pdb, ["--version"]).exit_code == 0
+
+
+def test_korf_board_without_its_goal_names_the_goal_that_fits(run):
+    r = run(solver, ["solve", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"])
+    assert r.exit_code == 2 and "solvable for --goal blank-first" in r.stderr
+
+
+def test_batch_reports_bad_lines_and_solves_the_rest(run, tmp_path):
+    f = _batch(tmp_path, "\ufeff8672543_1 31\n12345687_\nnot a board\n863.54217 25\n")  # BOM, unsolvable, junk
+    r = run(solver, ["solve", "--file", f])
+    assert r.exit_code == 2, r.output
+    rows = r.stdout.splitlines()[1:]
+    assert [x.split()[:2] for x in rows] == [["1", "31"], ["2", "ERROR"], ["3", "ERROR"], ["4", "25"]]
+    assert f"{f}:3:" in r.stderr and "line 2:" in r.stderr and "2 of 4 boards solved" in r.stderr
+    r = run(solver, ["solve", "--file", f, "--json"])
+    d = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["line"] for x in d] == [1, 2, 3, 4] and "error" in d[1] and d[3]["length"] == 25
+
+
+def test_batch_from_stdin_and_non_text_files(run, tmp_path):
+    r = run(solver, ["solve", "--file", "-"], input="8672543_1 31\n")
+    assert r.exit_code == 0 and r.stdout.splitlines()[1].split()[:3] == ["1", "31", "31"]
+    for name, data in (("t.h5", b"\x89HDF\r\n\x1a\n\x00\x00"), ("u16.txt", "8672543_1\n".encode("utf-16"))):
+        p = tmp_path / name
+        p.write_bytes(data)
+        r = run(solver, ["solve", "--file", str(p)])
+        assert r.exit_code == 2 and "not a UTF-8 text file" in r.stderr and len(r.stderr.splitlines()) == 1
