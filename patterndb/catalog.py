@@ -74,10 +74,11 @@ def goal_index(attrs: dict[str, Any]) -> int:
     return int(rank(pos, len(tiles), n))
 
 
-def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = None,
+                 verify: str = "once") -> tuple[np.ndarray, dict[str, Any]]:
     """load_table, and the goal's entry must be 0: a table for other tiles or with shifted values
     passes a checksum recomputed by whoever changed it, and would make IDA* never stop."""
-    table, attrs = load_table(path, expect, out=out)
+    table, attrs = load_table(path, expect, out=out, verify=verify)
     g = goal_index(attrs)
     if table[g] != 0:
         raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {table[g]}, not 0")

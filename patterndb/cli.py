@@ -126,7 +126,7 @@ def verify(file: Path) -> None:
     """Read a table in full and check its checksum and recorded statistics."""
     start = time.perf_counter()
     attrs = read_attrs(file)
-    data, _ = load_checked(file, {})
+    data, _ = load_checked(file, {}, verify="always")
     hist = np.asarray(attrs["histogram"])
     counts = value_counts(data)[: hist.size]
     if not np.array_equal(counts, hist):

@@ -149,3 +149,49 @@ def test_missing_checksum_attribute_is_one_line(table_file):
         load_exact(frame, path.parent)
     r = CliRunner().invoke(pdb, ["verify", str(path)])
     assert r.exit_code == 1 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+
+
+def _age(path, seconds=10):
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - int(seconds * 1e9)))
+
+
+def test_checksum_is_checked_once_per_file_version(table_file, monkeypatch):
+    """A verified file is not hashed again; any change to it (new mtime) is hashed before use."""
+    frame, path = table_file
+    _age(path)
+    load_exact(frame, path.parent)  # verified and remembered
+    calls = []
+    real = store.checksum
+    monkeypatch.setattr(store, "checksum", lambda d: calls.append(1) or real(d))
+    load_exact(frame, path.parent)
+    assert calls == []  # skipped: same file
+    with h5py.File(path, "r+") as f:
+        f["table"][100] ^= 1
+    with pytest.raises(TableError, match="checksum"):
+        load_exact(frame, path.parent)
+    assert calls
+
+
+def test_fresh_files_are_not_remembered(table_file, monkeypatch):
+    """Within MTIME_SLACK of a write the fingerprint is not trusted (coarse timestamps)."""
+    frame, path = table_file
+    load_exact(frame, path.parent)
+    assert path.name not in store._registry(path.parent)
+
+
+def test_pdb_verify_always_hashes(table_file):
+    """Even a forger who restores the mtime after flipping a byte is caught by pdb verify."""
+    from click.testing import CliRunner
+
+    from patterndb.cli import main as pdb
+
+    frame, path = table_file
+    _age(path)
+    load_exact(frame, path.parent)
+    st = path.stat()
+    with h5py.File(path, "r+") as f:
+        f["table"][200] ^= 1
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    r = CliRunner().invoke(pdb, ["verify", str(path)])
+    assert r.exit_code == 1 and "checksum" in r.stderr
