@@ -1,6 +1,8 @@
 """Names, builds and loads the table files of a data directory."""
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +41,31 @@ def check_memory(needed: int, what: str) -> None:
         )
 
 
+def check_writable(data_dir: Path, needed: int, what: str) -> None:
+    """Before a build: the directory can be made, written to, and has room for the table,
+    so a long build never ends in a traceback with its work thrown away."""
+    data_dir = Path(data_dir)
+    if data_dir.exists() and not data_dir.is_dir():
+        raise TableError(f"cannot build {what}: {data_dir} is not a directory")
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / f".write-test{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise TableError(f"cannot build {what}: cannot write to {data_dir} ({e.strerror or e})") from None
+    free = shutil.disk_usage(data_dir).free
+    if needed + (16 << 20) > free:
+        raise TableError(f"cannot build {what}: it needs {needed / 2**20:,.0f} MiB on disk, "
+                         f"{data_dir} has {free / 2**20:,.0f} MiB free")
+
+
 def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:
     """Build the complete table for frame's board and write it; returns the path."""
     check_exact_size(frame)
     size = table_size(frame.shape.n)
     check_memory(int(size * 2.5), f"the exact {frame.shape} table")
+    check_writable(data_dir, size, f"the exact {frame.shape} table")
     table, seconds = build_exact(frame, progress=progress)
     hist = histogram(table)
     attrs = exact_expect(frame) | {
@@ -130,6 +152,7 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     """Build one group's table and write it atomically; returns the path."""
     n = frame.shape.n
     check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
+    check_writable(data_dir, num_placements(n, len(tiles)), f"the table of tiles {group_label(tiles)}")
     goal_cells = frame.canonical_goal.positions()[list(tiles)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
     table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell, label)

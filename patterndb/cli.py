@@ -8,7 +8,8 @@ import click
 import numpy as np
 
 from .board import make_goal
-from .catalog import build_exact_file, build_pattern_file, exact_path, list_tables, load_checked, pattern_path
+from .catalog import (build_exact_file, build_pattern_file, exact_expect, exact_path, list_tables, load_checked,
+                      pattern_expect, pattern_path)
 from .cli_common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
@@ -49,9 +50,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
         _build_patterns(frame, parse_partition(pattern, frame), ddir, force, quiet)
         return
     path = exact_path(ddir, frame)
-    if path.exists() and not force:
-        if not quiet:
-            click.echo(f"cached: {path}", err=True)
+    if not force and _cached(path, exact_expect(frame), quiet):
         click.echo(str(path))
         return
     path = build_exact_file(frame, ddir, progress=not quiet)
@@ -69,15 +68,28 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
     """Build each group's table once; a group already cached (by any partition) is reused."""
     for tiles in groups:
         path = pattern_path(ddir, frame, tiles)
-        if path.exists() and not force:
-            if not quiet:
-                click.echo(f"cached: tiles {group_label(tiles)}: {path}", err=True)
+        if not force and _cached(path, pattern_expect(frame, tiles), quiet):
+            pass
         else:
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
                 a = read_attrs(path)
                 click.echo(f"built {path}: max {a['max']}, mean {a['mean']:.2f}, {a['build_seconds']:.1f}s", err=True)
         click.echo(str(path))
+
+
+def _cached(path: Path, expect: dict, quiet: bool) -> bool:
+    """Is a good table already there? A file that does not load is said so, and rebuilt."""
+    if not path.exists():
+        return False
+    try:
+        load_checked(path, expect)
+    except TableError as e:
+        click.echo(f"{e}: rebuilding it", err=True)
+        return False
+    if not quiet:
+        click.echo(f"cached: {path}", err=True)
+    return True
 
 
 def _describe(attrs: dict) -> str:

@@ -177,3 +177,32 @@ def test_batch_from_stdin_and_non_text_files(run, tmp_path):
         p.write_bytes(data)
         r = run(solver, ["solve", "--file", str(p)])
         assert r.exit_code == 2 and "not a UTF-8 text file" in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_build_refuses_unwritable_or_full_places_before_starting(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(blocker / "sub")])
+    assert r.exit_code == 1 and "cannot write to" in r.stderr and len(r.stderr.splitlines()) == 1
+    monkeypatch.setenv("PATTERNDB_DATA", str(blocker))
+    r = CliRunner().invoke(solver, ["solve", "8672543_1"])  # the automatic 3x3 build
+    assert r.exit_code == 1 and "is not a directory" in r.stderr
+    monkeypatch.delenv("PATTERNDB_DATA")
+    import shutil
+
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000))
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path / "full")])
+    assert r.exit_code == 1 and "MiB free" in r.stderr and not list((tmp_path / "full").glob("*.h5"))
+
+
+def test_build_rebuilds_a_damaged_cached_table(tmp_path):
+    import h5py
+
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
+    path = r.stdout.strip()
+    with h5py.File(path, "r+") as f:
+        f["table"][7] ^= 1
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "rebuilding" in r.stderr and "built" in r.stderr
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "cached" in r.stderr
