@@ -14,8 +14,8 @@ from .exact import UNREACHED, build_exact, check_exact_size, histogram, histogra
 from .additive import build_pattern, bytes_needed
 from .frame import Frame
 from .patterns import group_label
-from .ranking import num_placements, rank
-from .store import load_table, read_attrs, write_table
+from .ranking import num_placements
+from .store import load_table, map_tables, read_attrs, write_table
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
 
@@ -92,8 +92,11 @@ def goal_index(attrs: dict[str, Any]) -> int:
     tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
     if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
         raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    pos = np.array([cell[t] for t in tiles], dtype=np.int64)
-    return int(rank(pos, len(tiles), n))
+    r, used = 0, []
+    for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
+        r = r * (n - i) + p - sum(u < p for u in used)
+        used.append(p)
+    return r
 
 
 def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = None,
@@ -101,10 +104,30 @@ def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = No
     """load_table, and the goal's entry must be 0: a table for other tiles or with shifted values
     passes a checksum recomputed by whoever changed it, and would make IDA* never stop."""
     table, attrs = load_table(path, expect, out=out, verify=verify)
+    check_goal_entry(path, attrs, table)
+    return table, attrs
+
+
+def check_goal_entry(path: Path, attrs: dict[str, Any], table: np.ndarray) -> None:
     g = goal_index(attrs)
     if table[g] != 0:
         raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {table[g]}, not 0")
-    return table, attrs
+
+
+def map_checked(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+    """Several tables in one array (data, offsets, attributes): memory-mapped where the
+    platform and the files allow, else read; each checked as load_checked does."""
+    mapped = map_tables(paths, expects)
+    if mapped is None:
+        sizes = [int(read_attrs(p)["entries"]) for p in paths]
+        offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+        data = np.empty(sum(sizes), dtype=np.uint8)
+        attrs = [load_table(p, e, out=data[o : o + n])[1] for p, e, o, n in zip(paths, expects, offsets, sizes)]
+        mapped = data, offsets, attrs
+    data, offsets, attrs = mapped
+    for p, a, o in zip(paths, attrs, offsets):
+        check_goal_entry(p, a, data[o : o + int(a["entries"])])
+    return mapped
 
 
 def load_exact(frame: Frame, data_dir: Path) -> np.ndarray:

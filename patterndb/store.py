@@ -8,10 +8,13 @@ killed at any moment never leaves a file that loads.
 """
 from __future__ import annotations
 
+import ctypes
 import datetime as _dt
 import json
 import os
+import sys
 import time
+import weakref
 import zlib
 from pathlib import Path
 from typing import Any
@@ -168,8 +171,80 @@ def load_table(
             f[DATASET].read_direct(out)
     except Exception as e:
         raise TableError(f"{path} is damaged: cannot read its table ({e})") from None
+    _verify(path, attrs, out, verify)
+    return out, attrs
+
+
+def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) -> None:
+    """The crc32 check of load_table's `verify` (see there)."""
     if verify == "always" or _registry(path.parent).get(path.name) != _fingerprint(path, attrs):
-        if checksum(out) != attrs["checksum_crc32"]:
+        if checksum(data) != attrs["checksum_crc32"]:
             raise TableError(f"{path} is damaged: checksum mismatch (rebuild it)")
         _remember_verified(path, attrs)
-    return out, attrs
+
+
+def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[dict]] | None:
+    """Memory-map several tables into one array: (data, offsets, attributes), or None where
+    that is not possible (then read them). Table i is data[offsets[i] : offsets[i] + entries].
+
+    Nothing is read up front: a search touches only the pages it needs, and several
+    processes share one copy in the page cache. The files' data pages are mapped
+    copy-on-write into one reserved address range, each at an offset with the page
+    alignment of its place in its file (the gaps between them are never indexed), so
+    the search kernels see one ordinary contiguous uint8 array. Checks as load_table.
+    """
+    if not hasattr(os, "sysconf") or _libc() is None:
+        return None
+    page = os.sysconf("SC_PAGE_SIZE")
+    places, all_attrs = [], []
+    for path, expect in zip(paths, expects):
+        path = Path(path)
+        attrs = read_attrs(path)
+        check_attrs(path, attrs, expect)
+        with h5py.File(path, "r") as f:
+            ds = f[DATASET]
+            start = ds.id.get_offset() if ds.chunks is None and ds.compression is None else None
+        if start is None:
+            return None
+        if path.stat().st_size < start + attrs["entries"]:
+            raise TableError(f"{path} is damaged: the file ends before its table does")
+        places.append((path, start, attrs["entries"]))
+        all_attrs.append(attrs)
+    spans = [(size + start % page + page - 1) // page * page for _, start, size in places]
+    total = sum(spans)
+    libc = _libc()
+    base = libc.mmap(None, total, 0, _MAP_PRIVATE | _MAP_ANONYMOUS, -1, 0)  # reserve, PROT_NONE
+    if base in (None, ctypes.c_void_p(-1).value):
+        return None
+    offsets, cursor = [], 0
+    for (path, start, size), span in zip(places, spans):
+        delta = start % page
+        with open(path, "rb") as fh:
+            got = libc.mmap(base + cursor, size + delta, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE | _MAP_FIXED,
+                            fh.fileno(), start - delta)
+        if got != base + cursor:
+            libc.munmap(ctypes.c_void_p(base), total)
+            return None
+        offsets.append(cursor + delta)
+        cursor += span
+    region = (ctypes.c_uint8 * total).from_address(base)
+    weakref.finalize(region, libc.munmap, ctypes.c_void_p(base), ctypes.c_size_t(total))
+    data = np.ctypeslib.as_array(region)
+    for (path, _, size), off, attrs in zip(places, offsets, all_attrs):
+        _verify(path, attrs, data[off : off + size], "once")
+    return data, np.array(offsets, dtype=np.int64), all_attrs
+
+
+_PROT_READ, _PROT_WRITE = 1, 2
+_MAP_PRIVATE, _MAP_FIXED, _MAP_ANONYMOUS = 0x02, 0x10, 0x20  # Linux values
+
+
+def _libc():
+    """The C library's mmap/munmap (Linux only: the flag values above are Linux's), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return libc

@@ -39,3 +39,17 @@ def test_round_trip(args):
     assert out.tolist() == list(perm[:k])
     if k == n:
         assert naive.lex_rank(tuple(perm)) == rank(np.array(perm, dtype=np.int64), n, n)
+
+
+def test_goal_index_is_the_rank_of_the_goal_placement():
+    from patterndb.catalog import goal_index
+    from patterndb.ranking import rank
+
+    rng = np.random.default_rng(7)
+    for n, k in ((9, 9), (16, 7), (25, 6), (12, 5)):
+        goal = rng.permutation(n)
+        tiles = [int(t) for t in rng.permutation(n)[:k]] if k < n else list(range(n))
+        cell = {int(t): c for c, t in enumerate(goal)}
+        attrs = {"rows": 1, "cols": n, "goal": " ".join(map(str, goal)), "kind": "exact" if k == n else "pdb",
+                 "tiles": tiles}
+        assert goal_index(attrs) == rank(np.array([cell[t] for t in tiles], dtype=np.int64), k, n)

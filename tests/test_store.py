@@ -195,3 +195,32 @@ def test_pdb_verify_always_hashes(table_file):
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     r = CliRunner().invoke(pdb, ["verify", str(path)])
     assert r.exit_code == 1 and "checksum" in r.stderr
+
+
+def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeypatch):
+    from patterndb.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.patterns import parse_partition
+
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    groups = parse_partition("5-5-5", frame)
+    paths = [pattern_path(pdb_dir, frame, g) for g in groups]
+    expects = [pattern_expect(frame, g) for g in groups]
+    mapped, offsets, _ = map_checked(paths, expects)
+    assert store.map_tables(paths, expects) is not None  # Linux: really mapped
+    monkeypatch.setattr("patterndb.catalog.map_tables", lambda p, e: None)
+    read, roffsets, _ = map_checked(paths, expects)
+    for p, o, ro in zip(paths, offsets, roffsets):
+        with h5py.File(p, "r") as f:
+            want = f["table"][:]
+        assert np.array_equal(mapped[o : o + want.size], want) and np.array_equal(read[ro : ro + want.size], want)
+
+
+def test_mapping_a_truncated_file_is_refused(table_file):
+    frame, path = table_file
+    with h5py.File(path, "r") as f:
+        end = f["table"].id.get_offset() + f["table"].size
+    with open(path, "r+b") as fh:
+        fh.truncate(end - 10)
+    from patterndb.catalog import exact_expect
+    with pytest.raises(TableError, match="damaged"):
+        store.map_tables([path], [exact_expect(frame)])

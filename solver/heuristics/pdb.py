@@ -1,10 +1,11 @@
 """Disjoint additive pattern databases as a heuristic, with diagonal reflection.
 
-All group tables are read straight into one flat uint8 buffer (no copies).
-On square boards whose goal is symmetric about the main diagonal (blank in
-a diagonal corner, e.g. blank-first), the mirrored state is looked up too
-and the larger sum is used (Korf & Felner 2002). Each sum is consistent, so
-their maximum is too.
+All group tables are memory-mapped into one flat uint8 array (read into one
+where mapping is not possible), group g at offsets[g]. On square boards whose
+goal is symmetric about the main diagonal (blank in a diagonal corner, e.g.
+blank-first), the mirrored state is looked up too and the larger sum is used
+(Korf & Felner 2002). Both sums are admissible, not consistent (a table keeps
+the minimum over blank regions).
 """
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import load_checked, pattern_expect, pattern_path
+from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
-from patterndb.ranking import num_placements
 
 from .base import Heuristic, kernel_tuple
 from .kernels import PDB
@@ -38,13 +38,8 @@ def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
 def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
     """The additive heuristic of the group tables in paths (validated against frame)."""
     n = frame.shape.n
-    sizes = [num_placements(n, len(g)) for g in groups]
-    offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
-    table = np.empty(sum(sizes), dtype=np.uint8)
-    fingerprints = []
-    for g, path, off, size in zip(groups, paths, offsets, sizes):
-        _, attrs = load_checked(path, pattern_expect(frame, g), out=table[off : off + size])
-        fingerprints.append(f"{Path(path).name}:{attrs['checksum_crc32']}")
+    table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
+    fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
     kmax = max(len(g) for g in groups)
     group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
     group_of = np.full(n, -1, dtype=np.int64)
