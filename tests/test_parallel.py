@@ -196,3 +196,21 @@ def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_pa
     bounds = [i["bound"] for i in resumed.iterations]
     assert bounds == sorted(set(bounds)) == [i["bound"] for i in whole.iterations]
     assert resumed.length == want and resumed.nodes_expanded == whole.nodes_expanded
+
+
+def test_an_error_in_a_worker_thread_is_raised_not_swallowed(pdb_dir, monkeypatch):
+    import solver.search.parallel as par
+
+    p, _ = problem(korf(2)[0], pattern="5-5-5", data_dir=pdb_dir)
+    real = par.run_chunk
+    calls = []
+
+    def failing(*a):
+        calls.append(1)
+        if len(calls) == 5:
+            raise MemoryError("simulated")
+        return real(*a)
+
+    monkeypatch.setattr(par, "run_chunk", failing)
+    with pytest.raises(RuntimeError, match="search thread failed.*simulated"):
+        Driver(p, ThreadBackend(2), StopFlag(), split_nodes=0).run()

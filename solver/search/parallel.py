@@ -183,13 +183,22 @@ class ThreadBackend:
     def __init__(self, jobs: int) -> None:
         self.jobs = max(1, jobs)
         self.threads: list[threading.Thread] = []
+        self.error: BaseException | None = None
 
     def start(self, problem, paths, first, indices, bound, budget, stop, rows) -> None:
         queue = list(indices[::-1])
         lock = threading.Lock()
         spent = [0]
+        self.error = None
 
         def work() -> None:
+            try:
+                pull()
+            except BaseException as e:  # surfaced by wait(); the others stop
+                self.error = e
+                stop.flag[0] = 1
+
+        def pull() -> None:
             while stop.flag[0] == 0:
                 with lock:
                     if not queue:
@@ -215,7 +224,10 @@ class ThreadBackend:
         end = time.monotonic() + timeout
         for t in self.threads:
             t.join(max(0.0, end - time.monotonic()))
-        return not any(t.is_alive() for t in self.threads)
+        done = not any(t.is_alive() for t in self.threads)
+        if done and self.error is not None:
+            raise RuntimeError(f"a search thread failed: {self.error!r}") from self.error
+        return done
 
     def close(self) -> None:
         for t in self.threads:
