@@ -23,6 +23,7 @@ import h5py
 import numpy as np
 
 from .errors import TableError
+from .exact import histogram, histogram_mean
 
 FORMAT_VERSION = 1
 DATASET = "table"
@@ -176,10 +177,17 @@ def load_table(
 
 
 def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) -> None:
-    """The crc32 check of load_table's `verify` (see there)."""
+    """The checks of load_table's `verify` (see there): the crc32, and the values against the
+    recorded histogram, max and mean (a table with changed values and a recomputed crc is
+    caught here: doubled values would give too-long answers called optimal)."""
     if verify == "always" or _registry(path.parent).get(path.name) != _fingerprint(path, attrs):
         if checksum(data) != attrs["checksum_crc32"]:
             raise TableError(f"{path} is damaged: checksum mismatch (rebuild it)")
+        hist = histogram(data)
+        want = np.asarray(attrs["histogram"])
+        if (not np.array_equal(hist, want) or attrs.get("max") != hist.size - 1
+                or not np.isclose(attrs.get("mean", -1.0), histogram_mean(hist))):
+            raise TableError(f"{path} is damaged or altered: its values differ from its recorded histogram")
         _remember_verified(path, attrs)
 
 

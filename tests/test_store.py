@@ -224,3 +224,27 @@ def test_mapping_a_truncated_file_is_refused(table_file):
     from patterndb.catalog import exact_expect
     with pytest.raises(TableError, match="damaged"):
         store.map_tables([path], [exact_expect(frame)])
+
+
+def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path):
+    """Every value doubled, crc recomputed: a solver would give too-long answers called optimal."""
+    from click.testing import CliRunner
+
+    from patterndb.catalog import build_pattern_file, pattern_path
+    from patterndb.cli import main as pdb
+    from solver import solve
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    for tiles in ((1, 2, 3, 4), (5, 6, 7, 8)):
+        build_pattern_file(frame, tiles, tmp_path)
+    path = pattern_path(tmp_path, frame, (1, 2, 3, 4))
+    with h5py.File(path, "r+") as f:
+        data = f["table"][:]
+        data[data != 255] *= 2
+        f["table"][:] = data
+        f["table"].attrs["checksum_crc32"] = store.checksum(data)
+    with pytest.raises(TableError, match="recorded histogram"):
+        solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
+    good = pattern_path(tmp_path, frame, (5, 6, 7, 8))
+    r = CliRunner().invoke(pdb, ["verify", str(good), str(path)])
+    assert r.exit_code == 1 and r.stdout.startswith("OK") and "recorded histogram" in r.stderr
