@@ -110,12 +110,15 @@ def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
 
 
 def _swap_data(path, donor):
-    """Replace path's table by donor's data (same size) and recompute the crc: a forger's edit."""
+    """Give path the donor's data (same size) with the donor's crc and statistics: the donor
+    file with only its `tiles` attribute edited."""
     with h5py.File(donor, "r") as f:
         data = f["table"][:]
+        stats = {k: f["table"].attrs[k] for k in ("checksum_crc32", "histogram", "max", "mean")}
     with h5py.File(path, "r+") as f:
         f["table"][:] = data
-        f["table"].attrs["checksum_crc32"] = store.checksum(data)
+        for k, v in stats.items():
+            f["table"].attrs[k] = v
 
 
 def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path):
