@@ -10,7 +10,7 @@ import numpy as np
 
 from .datadir import available_memory
 from .errors import TableError
-from .exact import UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
+from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
 from .additive import build_pattern, bytes_needed
 from .frame import Frame
 from .patterns import group_label
@@ -132,6 +132,9 @@ def map_checked(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nd
 
 def load_exact(frame: Frame, data_dir: Path) -> np.ndarray:
     path = exact_path(data_dir, frame)
+    if not path.exists() and frame.shape.n > MAX_EXACT_CELLS:
+        raise TableError(f"exact tables go up to {MAX_EXACT_CELLS} cells, a {frame.shape} board has {frame.shape.n}: "
+                         "'solver solve' finds the distance as the optimal solution length")
     if not path.exists():
         raise TableError(f"no exact table for {frame.shape} in {data_dir}: run 'pdb build --rows {frame.shape.rows} --cols {frame.shape.cols}'")
     table, _ = load_checked(path, exact_expect(frame))

@@ -42,8 +42,8 @@ def guarded(fn: Callable) -> Callable:
 
 
 def shape_options(fn: Callable) -> Callable:
-    fn = click.option("--cols", type=click.IntRange(2, 5), help="Board columns.")(fn)
-    fn = click.option("--rows", type=click.IntRange(2, 5), help="Board rows.")(fn)
+    fn = click.option("--cols", type=click.IntRange(2, 6), help="Board columns (at most 25 cells).")(fn)
+    fn = click.option("--rows", type=click.IntRange(2, 6), help="Board rows (at most 25 cells).")(fn)
     fn = click.option("--size", type=click.IntRange(2, 5), help="Square board side (3 = 8-puzzle, 4 = 15-puzzle).")(fn)
     return fn
 
@@ -74,7 +74,7 @@ def resolve_shape(size: int | None, rows: int | None, cols: int | None, required
     if rows is not None and cols is not None:
         return Shape(rows, cols)
     if rows is not None or cols is not None:
-        raise click.UsageError("give both --rows and --cols")
+        raise click.UsageError(f"give --{'cols' if cols is None else 'rows'} too (or --size)")
     if required:
         raise click.UsageError("give the board size: --size N or --rows R --cols C")
     return None

@@ -14,12 +14,13 @@ from .errors import BoardError
 
 DIRECTIONS = "UDLR"
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-MIN_SIDE, MAX_SIDE = 2, 5
+MIN_SIDE, MAX_SIDE = 2, 6
+MAX_CELLS = 25  # boards pack into 5 bits a cell; a line's conflicts fit a 16-slot buffer
 
 
 @dataclass(frozen=True)
 class Shape:
-    """A rows x cols board (2..5 on each side)."""
+    """A rows x cols board (2..6 on each side, at most 25 cells)."""
 
     rows: int
     cols: int
@@ -30,6 +31,8 @@ class Shape:
                 raise BoardError(
                     f"{name} must be an integer from {MIN_SIDE} to {MAX_SIDE}, got {v!r}"
                 )
+        if self.rows * self.cols > MAX_CELLS:
+            raise BoardError(f"a {self.rows}x{self.cols} board has {self.rows * self.cols} cells; at most {MAX_CELLS}")
 
     @property
     def n(self) -> int:

@@ -36,8 +36,10 @@ def _read_board(board: str) -> str:
 
 
 def _shape_kwargs(size, rows, cols) -> dict:
-    shape = resolve_shape(size, rows, cols, required=False)
-    return {"rows": shape.rows, "cols": shape.cols} if shape else {}
+    """Shape options for parsing a board: one of --rows/--cols is enough (the tile count gives the other)."""
+    if size is not None and (rows is not None or cols is not None):
+        raise click.UsageError("give --size or --rows/--cols, not both")
+    return {"rows": size, "cols": size} if size is not None else {"rows": rows, "cols": cols}
 
 
 def print_solution(sol: Solution, show_boards: bool) -> None:

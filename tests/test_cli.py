@@ -206,3 +206,26 @@ def test_build_rebuilds_a_damaged_cached_table(tmp_path):
     assert r.exit_code == 0 and "rebuilding" in r.stderr and "built" in r.stderr
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
     assert r.exit_code == 0 and "cached" in r.stderr
+
+
+def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
+    """Boards up to 6 on a side (at most 25 cells); with a board, --rows or --cols alone is enough."""
+    b = CliRunner().invoke(solver, ["scramble", "--rows", "2", "--cols", "6", "--moves", "40", "--seed", "3"]).stdout.strip()
+    r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "6", "--pattern", "1-5/6-11", "-q",
+                                 "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    lengths = []
+    for args in (["--pattern", "1-5/6-11"], ["-H", "linear-conflict"]):
+        r = CliRunner().invoke(solver, ["solve", b, "--rows", "2", "--json", "--data-dir", str(tmp_path), *args])
+        assert r.exit_code == 0, r.output
+        lengths.append(json.loads(r.stdout)["length"])
+    assert lengths[0] == lengths[1] == 28
+    r = CliRunner().invoke(solver, ["random", "--rows", "5", "--cols", "6"])
+    assert r.exit_code == 2 and "at most 25" in r.stderr
+    r = CliRunner().invoke(solver, ["random", "--rows", "3"])
+    assert r.exit_code == 2 and "give --cols too" in r.output
+
+
+def test_distance_on_a_big_board_says_exact_tables_stop_at_12_cells(run):
+    r = run(solver, ["distance", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"])
+    assert r.exit_code == 1 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
