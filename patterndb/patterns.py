@@ -5,7 +5,8 @@ tile t's goal cell is t), so they mean "the corresponding groups" for any
 goal the frame maps there (blank-last included). Explicit groups use the
 user's own tile numbers: "1-7/8-15", "1,2,5,6/3,4,7,8", ranges allowed.
 A spec that names a partition for the board is read as that name, so
-"7-8" is the 7-8 partition, not tiles 7 and 8 (write "7,8" for those).
+"7-8" is the 7-8 partition, not tiles 7 and 8 (write "7,8" for those); a
+lone "a-b" that is not a name for the board is refused, not read as tiles.
 """
 from __future__ import annotations
 
@@ -67,8 +68,8 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(g) for g in named[spec])
     if not spec:
         raise PatternError("empty pattern")
+    names = ", ".join(named) or "none"
     if re.fullmatch(r"\d+(-\d+){2,}", spec):
-        names = ", ".join(named) or "none"
         raise PatternError(f"no named partition {spec!r} for {shape} (named: {names}); give tile groups like 1-7/8-15")
     groups = [_parse_group(g, shape.n) for g in spec.split("/")]
     seen: dict[int, int] = {}
@@ -83,6 +84,10 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     for g in groups:
         if len(g) > shape.n - 2:
             raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")
+    if re.fullmatch(r"\d+-\d+", spec):  # reads like a name ("7-8" on 3x3 was one group of tiles 7 and 8)
+        raise PatternError(f"{spec!r} is not a named partition for {shape} (named: {names}); for one group of "
+                           f"tiles {groups[0][0]} to {groups[0][-1]} write them with commas "
+                           f"({','.join(map(str, groups[0]))})")
     return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
 
 

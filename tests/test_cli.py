@@ -229,3 +229,18 @@ def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
 def test_distance_on_a_big_board_says_exact_tables_stop_at_12_cells(run):
     r = run(solver, ["distance", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"])
     assert r.exit_code == 1 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
+
+
+@pytest.mark.parametrize("spec", ["7-8", "7-7"])
+def test_a_lone_range_that_is_not_a_name_is_refused(tmp_path, spec):
+    """On 3x3, '7-8' silently built one 2-tile group and '7-7' a file named for tile 9."""
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", spec, "--data-dir", str(tmp_path)])
+    assert r.exit_code == 2 and "not a named partition for 3x3" in r.stderr and "commas" in r.stderr
+    assert not list(tmp_path.glob("*.h5"))
+
+
+def test_explicit_groups_are_said_to_be_tile_groups(tmp_path):
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-4/5-8", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "as tile groups 1-4 / 5-8" in r.stderr
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "tile groups" not in r.stderr
