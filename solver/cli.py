@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -124,7 +125,9 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
             code = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet, cluster)
         sys.exit(code)
     board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
+    loading = time.perf_counter()
     plan = make_plan(frame, opts, _err)
+    loaded = time.perf_counter() - loading
     if (checkpoint or scheduler) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint and --scheduler are for IDA* searches, not {plan.algorithm}")
     _err(f"using {plan.algorithm} / {plan.heuristic.name}")
@@ -148,9 +151,21 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         raise UserError(str(e), 1) from None
     status.clear()
     if as_json:
-        click.echo(json.dumps(sol.to_dict()))
+        click.echo(json.dumps(sol.to_dict() | {"load_seconds": round(loaded, 6), "process_seconds": _process_seconds()}))
     else:
         print_solution(sol, show_boards)
+
+
+def _process_seconds() -> float | None:
+    """Wall time since this process started (interpreter start-up and imports included), on Linux."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return round(uptime - start_ticks / os.sysconf("SC_CLK_TCK"), 3)
 
 
 EXIT_STOPPED = {**EXIT_CODES_BY_SIGNAL, "limit": 4, "timeout": 4}

@@ -37,6 +37,8 @@ class Solution:
         return {
             "board": str(self.board),
             "goal": str(self.goal),
+            "rows": self.board.shape.rows,
+            "cols": self.board.shape.cols,
             "length": self.length,
             "moves": self.moves,
             "directions": self.directions,

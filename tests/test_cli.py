@@ -244,3 +244,10 @@ def test_explicit_groups_are_said_to_be_tile_groups(tmp_path):
     assert r.exit_code == 0 and "as tile groups 1-4 / 5-8" in r.stderr
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)])
     assert r.exit_code == 0 and "tile groups" not in r.stderr
+
+
+def test_json_says_the_board_shape_and_where_the_time_went(run):
+    r = run(solver, ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "-H", "manhattan", "--json"])
+    d = json.loads(r.stdout)
+    assert (d["rows"], d["cols"]) == (4, 4) and d["load_seconds"] >= 0
+    assert d["process_seconds"] is None or d["process_seconds"] >= d["seconds"]
