@@ -1,6 +1,7 @@
 """The `pdb` command: build, list, inspect and verify tables."""
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from .errors import TableError
 from .frame import Frame
 from .patterns import group_label, named_partitions, parse_partition
 from .ranking import num_placements
-from .store import read_attrs
+from .store import read_attrs, temporaries
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -119,15 +120,28 @@ def _describe(attrs: dict) -> str:
 
 @main.command("list")
 @data_dir_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a table.")
 @guarded
-def list_cmd(data_dir) -> None:
-    """Show the tables cached in the data directory."""
+def list_cmd(data_dir, as_json) -> None:
+    """Show the tables in the data directory, and temporaries left by killed builds."""
     ddir = resolve_data_dir(data_dir)
     rows = list_tables(ddir)
-    if not rows:
+    leftovers = temporaries(ddir)
+    if as_json:
+        for path, attrs, why in rows:
+            info = {"file": str(path), "bytes": path.stat().st_size}
+            info |= {"error": why} if attrs is None else {k: attrs.get(k) for k in LIST_FIELDS}
+            click.echo(json.dumps(info))
+        for tmp, pid, alive in leftovers:
+            click.echo(json.dumps({"file": str(tmp), "bytes": tmp.stat().st_size, "temporary": True,
+                                   "writer_pid": pid, "writer_running": alive}))
+        return
+    click.echo(f"tables in {ddir}:", err=True)
+    if not rows and not leftovers:
         click.echo(f"no tables in {ddir}", err=True)
         return
-    click.echo(f"{'file':40} {'board':5} {'goal':>6} {'table':24} {'MB':>8} {'mean':>6}")
+    if rows:
+        click.echo(f"{'file':40} {'board':5} {'goal':>6} {'table':24} {'MB':>8} {'mean':>6}")
     for path, attrs, why in rows:
         mb = path.stat().st_size / 1e6
         if attrs is None:
@@ -137,14 +151,39 @@ def list_cmd(data_dir) -> None:
         click.echo(
             f"{path.name:40} {attrs['rows']}x{attrs['cols']:<3} {goal:>6} {_describe(attrs):24} {mb:8.1f} {attrs['mean']:6.2f}"
         )
+    for tmp, pid, alive in leftovers:
+        state = f"being written (process {pid})" if alive else "left by a killed build: 'pdb clean' removes it"
+        click.echo(f"{tmp.name:40} {tmp.stat().st_size / 1e6:8.1f} MB {state}")
+
+
+LIST_FIELDS = ("kind", "rows", "cols", "goal", "tiles", "entries", "max", "mean", "checksum_crc32", "created")
+
+
+@main.command()
+@data_dir_option
+@guarded
+def clean(data_dir) -> None:
+    """Remove what killed builds left in the data directory (files of running builds are kept)."""
+    ddir = resolve_data_dir(data_dir)
+    freed = 0
+    for tmp, pid, alive in temporaries(ddir):
+        if not alive:
+            freed += tmp.stat().st_size
+            tmp.unlink(missing_ok=True)
+            click.echo(f"removed {tmp}")
+    click.echo(f"{freed / 1e6:.1f} MB freed in {ddir}", err=True)
 
 
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @guarded
-def info(file: Path) -> None:
+def info(file: Path, as_json: bool) -> None:
     """Print every attribute of a table file."""
     attrs = read_attrs(file)
+    if as_json:
+        click.echo(json.dumps({k: v for k, v in sorted(attrs.items()) if not k.startswith("_")}))
+        return
     for k in sorted(attrs):
         if not k.startswith("_"):
             click.echo(f"{k}: {attrs[k]}")

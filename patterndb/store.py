@@ -62,11 +62,21 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
             tmp.unlink()
 
 
+def temporaries(data_dir: Path, pattern: str = "*") -> list[tuple[Path, int, bool]]:
+    """Temporary files of writers in data_dir (matching pattern + TMP_MARK + pid):
+    (path, pid, whether that process still runs). A dead writer's file is never completed."""
+    out = []
+    for tmp in sorted(Path(data_dir).glob(f"{pattern}{TMP_MARK}*")):
+        pid = tmp.name.rsplit(TMP_MARK, 1)[1]
+        if pid.isdigit():
+            out.append((tmp, int(pid), Path(f"/proc/{pid}").exists()))
+    return out
+
+
 def _remove_stale_temporaries(path: Path) -> None:
     """Delete what killed writers of this table left behind (their process is gone)."""
-    for tmp in path.parent.glob(f"{path.name}{TMP_MARK}*"):
-        pid = tmp.name[len(path.name) + len(TMP_MARK):]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+    for tmp, _, alive in temporaries(path.parent, path.name):
+        if not alive:
             tmp.unlink(missing_ok=True)
 
 

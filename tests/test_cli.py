@@ -1,3 +1,4 @@
+import os
 import json
 
 import pytest
@@ -251,3 +252,20 @@ def test_json_says_the_board_shape_and_where_the_time_went(run):
     d = json.loads(r.stdout)
     assert (d["rows"], d["cols"]) == (4, 4) and d["load_seconds"] >= 0
     assert d["process_seconds"] is None or d["process_seconds"] >= d["seconds"]
+
+
+def test_list_shows_leftovers_and_clean_removes_only_dead_ones(tmp_path):
+    CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
+    dead = tmp_path / "pdb-3x3-b0-1-4.h5.tmp999999999"
+    dead.write_bytes(b"x" * 1000)
+    alive = tmp_path / f"pdb-3x3-b0-5-8.h5.tmp{os.getpid()}"
+    alive.write_bytes(b"y")
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert f"tables in {tmp_path}" in r.stderr and "exact-3x3" in r.stdout
+    assert "killed build" in r.stdout and "being written" in r.stdout
+    rows = [json.loads(x) for x in CliRunner().invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path)]).stdout.splitlines()]
+    assert rows[0]["kind"] == "exact" and [x["writer_running"] for x in rows[1:]] == [False, True]
+    r = CliRunner().invoke(pdb, ["clean", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and not dead.exists() and alive.exists()
+    info = json.loads(CliRunner().invoke(pdb, ["info", "--json", rows[0]["file"]]).stdout)
+    assert info["kind"] == "exact" and info["rows"] == 3 and isinstance(info["histogram"], list)
