@@ -99,3 +99,25 @@ def test_pdb_files_explicit(pdb_dir):
     assert sol.length == int(KORF[3][16])
     with pytest.raises(TableError, match="built for"):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pdb_files=files[:1])
+
+
+def test_solve_reuses_loaded_tables_until_a_file_changes(pdb_dir, monkeypatch):
+    import importlib
+    import os
+
+    hp = importlib.import_module("solver.heuristics.pdb")  # the package's `pdb` is the function
+
+    loads = []
+    real = hp._load
+    monkeypatch.setattr(hp, "_load", lambda *a: loads.append(1) or real(*a))
+    hp._loaded.clear()
+    for i in (0, 1, 3):
+        solve(" ".join(KORF[i][:16]), "blank-first", pattern="5-5-5", data_dir=pdb_dir)
+    assert len(loads) == 1
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    from patterndb.catalog import pattern_path
+    p = pattern_path(pdb_dir, frame, parse_partition("5-5-5", frame)[0])
+    st = p.stat()
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the file changed: load and check it again
+    solve(" ".join(KORF[0][:16]), "blank-first", pattern="5-5-5", data_dir=pdb_dir)
+    assert len(loads) == 2

@@ -35,8 +35,27 @@ def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
     return tile, cell
 
 
+_loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their files' identities
+_LOADED_MAX = 8
+
+
 def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
-    """The additive heuristic of the group tables in paths (validated against frame)."""
+    """The additive heuristic of the group tables in paths (validated against frame).
+
+    Kept for the rest of the process, keyed by the files' paths, sizes, mtimes and
+    inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or changed
+    file is loaded (and checked) afresh."""
+    stats = [Path(p).stat() for p in paths]
+    key = (frame.key, groups, tuple(str(Path(p).absolute()) for p in paths),
+           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats), name, reflect)
+    if key not in _loaded:
+        if len(_loaded) >= _LOADED_MAX:
+            _loaded.pop(next(iter(_loaded)))
+        _loaded[key] = _load(frame, groups, paths, name, reflect)
+    return _loaded[key]
+
+
+def _load(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool) -> Heuristic:
     n = frame.shape.n
     table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
     fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
