@@ -1,10 +1,13 @@
 """Names, builds and loads the table files of a data directory."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -60,12 +63,35 @@ def check_writable(data_dir: Path, needed: int, what: str) -> None:
                          f"{data_dir} has {free / 2**20:,.0f} MiB free")
 
 
+@contextmanager
+def build_lock(path: Path, progress: bool) -> Iterator[bool]:
+    """One build of a table at a time: a second build of it waits for the first, and is
+    told (True) when the table was written meanwhile, so it need not build it again."""
+    before = path.stat().st_mtime_ns if path.exists() else None
+    with open(path.parent / f".{path.name}.lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if progress:
+                print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        yield path.exists() and path.stat().st_mtime_ns != before
+
+
 def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:
     """Build the complete table for frame's board and write it; returns the path."""
     check_exact_size(frame)
     size = table_size(frame.shape.n)
     check_memory(int(size * 2.5), f"the exact {frame.shape} table")
     check_writable(data_dir, size, f"the exact {frame.shape} table")
+    path = exact_path(data_dir, frame)
+    with build_lock(path, progress) as built_meanwhile:
+        if not built_meanwhile:
+            _write_exact(frame, path, progress)
+    return path
+
+
+def _write_exact(frame: Frame, path: Path, progress: bool) -> None:
     table, seconds = build_exact(frame, progress=progress)
     hist = histogram(table)
     attrs = exact_expect(frame) | {
@@ -79,9 +105,7 @@ def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Pa
         "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
-    path = exact_path(data_dir, frame)
     write_table(path, table, attrs)
-    return path
 
 
 def goal_index(attrs: dict[str, Any]) -> int:
@@ -179,6 +203,15 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     n = frame.shape.n
     check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, num_placements(n, len(tiles)), f"the table of tiles {group_label(tiles)}")
+    path = pattern_path(data_dir, frame, tiles)
+    with build_lock(path, progress) as built_meanwhile:
+        if not built_meanwhile:
+            _write_pattern(frame, tiles, path, progress)
+    return path
+
+
+def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool) -> None:
+    n = frame.shape.n
     goal_cells = frame.canonical_goal.positions()[list(tiles)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
     table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell, label)
@@ -197,9 +230,7 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
         "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
-    path = pattern_path(data_dir, frame, tiles)
     write_table(path, table, attrs)
-    return path
 
 
 def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path, out: np.ndarray | None = None) -> np.ndarray:

@@ -251,3 +251,32 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path):
     good = pattern_path(tmp_path, frame, (5, 6, 7, 8))
     r = CliRunner().invoke(pdb, ["verify", str(good), str(path)])
     assert r.exit_code == 1 and r.stdout.startswith("OK") and "recorded histogram" in r.stderr
+
+
+def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
+    """The second build waits for the first, then finds the table written."""
+    import threading
+    import time
+
+    from patterndb import catalog
+
+    builds = []
+    real = catalog.build_pattern
+
+    def slow(*a, **k):
+        builds.append(1)
+        time.sleep(0.5)
+        return real(*a, **k)
+
+    monkeypatch.setattr(catalog, "build_pattern", slow)
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    paths = []
+    threads = [threading.Thread(target=lambda: paths.append(catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(builds) == 1 and paths[0] == paths[1] and paths[0].exists()
+    catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)  # a deliberate rebuild (--force) still builds
+    assert len(builds) == 2
