@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import fcntl
-import os
 import shutil
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -52,9 +52,8 @@ def check_writable(data_dir: Path, needed: int, what: str) -> None:
         raise TableError(f"cannot build {what}: {data_dir} is not a directory")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        probe = data_dir / f".write-test{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with tempfile.TemporaryFile(dir=data_dir):  # a unique name: builds in two threads do not collide
+            pass
     except OSError as e:
         raise TableError(f"cannot build {what}: cannot write to {data_dir} ({e.strerror or e})") from None
     free = shutil.disk_usage(data_dir).free

@@ -137,7 +137,7 @@ def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path):
     with pytest.raises(TableError, match="goal's entry"):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
     r = CliRunner().invoke(pdb, ["verify", str(pattern_path(tmp_path, frame, a))])
-    assert r.exit_code == 1 and "goal's entry" in r.stderr
+    assert r.exit_code == 3 and "goal's entry" in r.stderr
 
 
 def test_missing_checksum_attribute_is_one_line(table_file):
@@ -151,7 +151,7 @@ def test_missing_checksum_attribute_is_one_line(table_file):
     with pytest.raises(TableError, match="checksum_crc32 missing"):
         load_exact(frame, path.parent)
     r = CliRunner().invoke(pdb, ["verify", str(path)])
-    assert r.exit_code == 1 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+    assert r.exit_code == 3 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
 
 
 def _age(path, seconds=10):
@@ -197,7 +197,7 @@ def test_pdb_verify_always_hashes(table_file):
         f["table"][200] ^= 1
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     r = CliRunner().invoke(pdb, ["verify", str(path)])
-    assert r.exit_code == 1 and "checksum" in r.stderr
+    assert r.exit_code == 3 and "checksum" in r.stderr
 
 
 def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeypatch):
@@ -250,9 +250,10 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
     good = pattern_path(tmp_path, frame, (5, 6, 7, 8))
     r = CliRunner().invoke(pdb, ["verify", str(good), str(path)])
-    assert r.exit_code == 1 and r.stdout.startswith("OK") and "recorded histogram" in r.stderr
+    assert r.exit_code == 3 and r.stdout.startswith("OK") and "recorded histogram" in r.stderr
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
     """The second build waits for the first, then finds the table written."""
     import threading
