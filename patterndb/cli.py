@@ -10,7 +10,7 @@ import click
 from .board import make_goal
 from .catalog import (build_exact_file, build_pattern_file, exact_expect, exact_path, list_tables, load_checked,
                       pattern_expect, pattern_path)
-from .cli_common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
 from .frame import Frame
@@ -193,7 +193,7 @@ def info(file: Path, as_json: bool) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def verify(files: tuple[Path, ...]) -> None:
     """Read tables in full and check everything a solver relies on: attributes, crc32, the
-    values against the recorded histogram, max and mean, and the goal's entry. Exit 1 if any fails."""
+    values against the recorded histogram, max and mean, and the goal's entry. Exit 3 if any fails."""
     failed = 0
     for file in files:
         start = time.perf_counter()
@@ -206,7 +206,7 @@ def verify(files: tuple[Path, ...]) -> None:
         click.echo(f"OK {file}: {data.size:,} entries, crc32 {attrs['checksum_crc32']:08x}, "
                    f"{time.perf_counter() - start:.2f}s")
     if failed:
-        raise SystemExit(1)
+        raise SystemExit(TABLE_EXIT)
 
 if __name__ == "__main__":
     main()

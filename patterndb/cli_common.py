@@ -1,7 +1,8 @@
 """Click options and error handling shared by the `pdb` and `solver` commands.
 
 Errors a user can cause become one line on stderr ("error: ...") and exit
-status 2 (bad input) or 1 (a damaged or missing table), never a traceback.
+status 2 (bad input) or 3 (a table missing, damaged, or impossible to
+build there), never a traceback.
 """
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from .errors import PuzzleError, TableError
 from .geometry import Shape
 
 
+TABLE_EXIT = 3  # a table is missing, damaged, or cannot be built where asked
+
+
 class UserError(click.ClickException):
     def __init__(self, message: str, exit_code: int = 2) -> None:
         super().__init__(message)
@@ -27,14 +31,14 @@ class UserError(click.ClickException):
 
 
 def guarded(fn: Callable) -> Callable:
-    """Turn PuzzleError into a one-line message and exit status (2, or 1 for tables)."""
+    """Turn PuzzleError into a one-line message and exit status (2, or 3 for tables)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except TableError as e:
-            raise UserError(str(e), 1) from None
+            raise UserError(str(e), TABLE_EXIT) from None
         except PuzzleError as e:
             raise UserError(str(e), 2) from None
 

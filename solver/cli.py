@@ -65,9 +65,9 @@ def main() -> None:
 
 EXIT_CODES = """\b
 Exit status: 0 solved (every expected length met); 1 a length differs from
-the expected one, or a table is missing or damaged; 2 bad input or usage;
-4 stopped by --max-nodes or --timeout; 130 interrupted (Ctrl-C); 143
-terminated (SIGTERM). A stopped search prints what it proved: no solution
+the expected one (or the search itself failed); 2 bad input or usage (in a batch: a line that is not a
+solvable board); 3 a table is missing or damaged; 4 stopped by --max-nodes
+or --timeout; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). A stopped search prints what it proved: no solution
 is shorter than its lower bound."""
 
 

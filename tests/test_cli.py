@@ -78,7 +78,7 @@ def test_pdb_build_list_info_verify(tmp_path):
     with h5py.File(path, "r+") as f:
         f["table"][3] ^= 7
     r = CliRunner().invoke(pdb, ["verify", path])
-    assert r.exit_code == 1 and "checksum" in r.stderr
+    assert r.exit_code == 3 and "checksum" in r.stderr
 
 
 def test_help_everywhere():
@@ -130,7 +130,7 @@ def test_solve_file_table_json_and_exit_codes(run, tmp_path):
 
 def test_missing_pattern_is_an_error_naming_the_command(run):
     r = run(solver, ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--pattern", "7-8"])
-    assert r.exit_code == 1 and "pdb build --size 4 --pattern 7-8" in r.stderr
+    assert r.exit_code == 3 and "pdb build --size 4 --pattern 7-8" in r.stderr
 
 
 @pytest.mark.parametrize("board", ["1 2 3 4 5 6 7 8 \u00b2", "1 2 3 4 5 6 7 8 ab", "[1, 2, 3, 4, 5, 6, 7, 8, x]"])
@@ -184,16 +184,16 @@ def test_build_refuses_unwritable_or_full_places_before_starting(tmp_path, monke
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(blocker / "sub")])
-    assert r.exit_code == 1 and "cannot write to" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert r.exit_code == 3 and "cannot write to" in r.stderr and len(r.stderr.splitlines()) == 1
     monkeypatch.setenv("PATTERNDB_DATA", str(blocker))
     r = CliRunner().invoke(solver, ["solve", "8672543_1"])  # the automatic 3x3 build
-    assert r.exit_code == 1 and "is not a directory" in r.stderr
+    assert r.exit_code == 3 and "is not a directory" in r.stderr
     monkeypatch.delenv("PATTERNDB_DATA")
     import shutil
 
     monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000))
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path / "full")])
-    assert r.exit_code == 1 and "MiB free" in r.stderr and not list((tmp_path / "full").glob("*.h5"))
+    assert r.exit_code == 3 and "MiB free" in r.stderr and not list((tmp_path / "full").glob("*.h5"))
 
 
 def test_build_rebuilds_a_damaged_cached_table(tmp_path):
@@ -229,7 +229,7 @@ def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
 
 def test_distance_on_a_big_board_says_exact_tables_stop_at_12_cells(run):
     r = run(solver, ["distance", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"])
-    assert r.exit_code == 1 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
+    assert r.exit_code == 3 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
 
 
 @pytest.mark.parametrize("spec", ["7-8", "7-7"])
