@@ -1,0 +1,71 @@
+#!/usr/bin/env python
+"""Whole-process cost of `solver solve`, as a user pays it: wall time, CPU (user+sys)
+and peak memory, start-up included, for one board and for Korf's 100, with 1 and 2
+threads. Rounds alternate between the cases; medians are printed with the range.
+
+    python scripts/bench_whole.py --rounds 5
+    python scripts/bench_whole.py --rounds 5 --pattern 5-5-5
+
+Fails (exit 1) if a run fails or a batch misses an expected length. Builds nothing:
+the tables of --pattern must be cached (it says which `pdb build` to run).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KORF1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+
+
+def run(cmd: list[str]) -> tuple[float, float, float]:
+    """(wall s, user+sys s, peak RSS MB) of one child process (its own rusage, by wait4)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--pattern", default="7-8")
+    ap.add_argument("--data-dir", default=None)
+    args = ap.parse_args()
+    solver = [sys.executable, "-m", "solver.cli"] if not (Path(sys.executable).parent / "solver").exists() \
+        else [str(Path(sys.executable).parent / "solver")]
+    common = ["--goal", "blank-first", "--pattern", args.pattern] + (["--data-dir", args.data_dir] if args.data_dir else [])
+    check = subprocess.run([*solver, "solve", KORF1, *common], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"error: {check.stderr.strip()}", file=sys.stderr)
+        return 2
+    cases = {
+        "one board, -j 1": [*solver, "solve", KORF1, *common, "-j", "1"],
+        "one board, -j 2": [*solver, "solve", KORF1, *common, "-j", "2"],
+        "Korf's 100, -j 1": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "1"],
+        "Korf's 100, -j 2": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "2"],
+    }
+    results: dict[str, list[tuple[float, float, float]]] = {k: [] for k in cases}
+    for _ in range(args.rounds):
+        for name, cmd in cases.items():
+            results[name].append(run(cmd))
+    print(f"{'case':18} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
+          f"pattern {args.pattern}, {os.cpu_count()} cores)")
+    for name, rs in results.items():
+        walls, cpus = [r[0] for r in rs], [r[1] for r in rs]
+        print(f"{name:18} {statistics.median(walls):8.3f} ({min(walls):.3f}-{max(walls):.3f})"
+              f"{statistics.median(cpus):12.3f} ({min(cpus):.3f}-{max(cpus):.3f}) {max(r[2] for r in rs):8.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
