@@ -1,10 +1,22 @@
-"""Pattern databases for sliding-tile puzzles: puzzle model, ranking, BFS builders, HDF5 store."""
-from .board import Board, is_solvable, make_goal, parse_board, random_board, scramble
-from .errors import BoardError, PatternError, PuzzleError, TableError
-from .frame import Frame
-from .geometry import Shape
+"""Pattern databases for sliding-tile puzzles: puzzle model, ranking, BFS builders, HDF5 store.
 
-__all__ = [
-    "Board", "BoardError", "Frame", "PatternError", "PuzzleError", "Shape", "TableError",
-    "is_solvable", "make_goal", "parse_board", "random_board", "scramble",
-]
+The names below are imported on first use (PEP 562), so that a command can
+configure the process (see cli.py) before numpy is imported.
+"""
+from importlib import import_module
+
+_EXPORTS = {
+    "Board": ".board", "is_solvable": ".board", "make_goal": ".board", "parse_board": ".board",
+    "random_board": ".board", "scramble": ".board",
+    "BoardError": ".errors", "PatternError": ".errors", "PuzzleError": ".errors", "TableError": ".errors",
+    "Frame": ".frame", "Shape": ".geometry",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

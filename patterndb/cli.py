@@ -1,6 +1,12 @@
 """The `pdb` command: build, list, inspect and verify tables."""
 from __future__ import annotations
 
+import os
+
+# These commands use no BLAS: one OpenBLAS thread saves 0.06 s of start-up (numpy's import
+# starts its thread pool). Set before numpy is imported; a user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import json
 import time
 from pathlib import Path

@@ -1,8 +1,13 @@
 """The `solver` command: solve, distance, scramble, random."""
 from __future__ import annotations
 
-import json
 import os
+
+# These commands use no BLAS: one OpenBLAS thread saves 0.06 s of start-up (numpy's import
+# starts its thread pool). Set before numpy is imported; a user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import json  # noqa: E402 (after the setting above)
 import sys
 import time
 from contextlib import contextmanager
