@@ -10,6 +10,7 @@ goal and reused for every board of a batch.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -322,8 +323,7 @@ def solve(
     opts = Options(algorithm, heuristic, weight, Path(data_dir) if data_dir else None, max_nodes,
                    pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout)
     if checkpoint is not None:
-        control = control or Control()
-        control.checkpoint = Path(checkpoint)
+        control = dataclasses.replace(control or Control(), checkpoint=Path(checkpoint))
     sol = run(board, make_plan(frame, opts, log), control)
     sol.seconds = time.perf_counter() - start
     return sol

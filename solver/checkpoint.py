@@ -12,6 +12,7 @@ answers at once.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import time
@@ -104,13 +105,9 @@ class Checkpoint:
 
     def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None:
         if time.monotonic() - self.last >= self.interval:
-            self.save(_with_seconds(state, elapsed))
+            self.save(dataclasses.replace(state, seconds=elapsed))  # the current iteration so far
 
     def iteration_finished(self, state: SearchState, it: Iteration) -> None:
         self.save(state)
 
 
-def _with_seconds(state: SearchState, elapsed: float) -> SearchState:
-    """The state as it would be saved now: seconds of the current iteration so far."""
-    return SearchState(state.bound, state.iterations, state.done, state.expanded, state.generated,
-                       state.next_f, elapsed)
