@@ -23,6 +23,9 @@ from patterndb import Board, BoardError, Frame, TableError, make_goal, parse_boa
 from patterndb.board import check_solvable
 from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
+from patterndb.geometry import Shape
+from patterndb.machines import DEPTH_MAX, load_or_build
+from patterndb.movefsm import MoveMachine
 from patterndb.patterns import group_label, named_partitions, parse_partition
 from patterndb.store import check_attrs, read_attrs
 
@@ -37,6 +40,7 @@ from .solution import NodeLimitReached, SearchStopped, Solution
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 DEFAULT_MAX_NODES = 20_000_000
+PRUNE_DEPTH = {(4, 4): 14, (5, 5): 14}  # measured; other shapes: only the undo
 
 Log = Callable[[str], None]
 
@@ -59,6 +63,7 @@ class Options:
     reflect: bool = True
     jobs: int | None = None  # IDA* worker threads for one board (None: every core)
     timeout: float | None = None  # seconds before IDA* stops with what it has proven
+    prune: int | None = None  # IDA*'s move-pruning depth (2: only undo; None: the shape's default)
 
 
 @dataclass
@@ -91,6 +96,7 @@ class Plan:
     algorithm: str
     heuristic: Heuristic
     options: Options
+    machine: MoveMachine  # the move-pruning machine IDA* uses
 
 
 def as_board(board: Board | str, rows: int | None = None, cols: int | None = None) -> Board:
@@ -202,7 +208,16 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
         h = choose_heuristic(opts, frame, ddir, log)
     if algorithm == "wastar" and not opts.weight >= 1.0:
         raise BoardError(f"--weight must be >= 1, got {opts.weight}")
-    return Plan(frame, algorithm, h, opts)
+    depth = default_prune(frame.shape) if opts.prune is None else opts.prune
+    if not 2 <= depth <= DEPTH_MAX:
+        raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
+    machine = load_or_build(frame.shape, depth if algorithm == "idastar" else 2, ddir, log)
+    return Plan(frame, algorithm, h, opts, machine)
+
+
+def default_prune(shape: Shape) -> int:
+    """The move-pruning depth IDA* uses unless told (see scripts/bench_pruning.py)."""
+    return PRUNE_DEPTH.get((shape.rows, shape.cols), 2)
 
 
 def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
@@ -222,7 +237,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):
-        path, expanded, generated, iterations = _idastar(Problem(tiles, goal_tiles, h.H, nbrs), plan,
+        path, expanded, generated, iterations = _idastar(Problem(tiles, goal_tiles, h.H, nbrs, plan.machine), plan,
                                                          control or Control(), start, str(canon))
         optimal = h.admissible
         proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
@@ -254,7 +269,7 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
     listener = control.listener
     if control.checkpoint is not None:
         ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, plan.heuristic.name,
-                         plan.heuristic.tables)
+                         plan.heuristic.tables, plan.machine.depth)
         ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every)
         resume, path = ckpt.load()
         listener = Fanout(listener, ckpt)
@@ -309,6 +324,7 @@ def solve(
     timeout: float | None = None,
     checkpoint: str | Path | None = None,
     control: Control | None = None,
+    prune: int | None = None,
 ) -> Solution:
     """Solve a board. By default: walk the exact table when one exists (or is
     small enough to build), else IDA* with the strongest cached heuristic
@@ -317,11 +333,12 @@ def solve(
     limit stops the search, SearchStopped (a RuntimeError saying what was
     proven) when IDA* is stopped by its node limit, timeout or control.stop.
     jobs: IDA* threads for this board (default: every core); checkpoint: a
-    file to save the IDA* search to and resume it from (see Control)."""
+    file to save the IDA* search to and resume it from (see Control); prune:
+    IDA*'s move-pruning depth (2 prunes only the undo of the last move)."""
     start = time.perf_counter()
     board, frame = prepare(board, goal, rows, cols)
     opts = Options(algorithm, heuristic, weight, Path(data_dir) if data_dir else None, max_nodes,
-                   pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout)
+                   pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout, prune)
     if checkpoint is not None:
         control = dataclasses.replace(control or Control(), checkpoint=Path(checkpoint))
     sol = run(board, make_plan(frame, opts, log), control)

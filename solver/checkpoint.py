@@ -33,10 +33,11 @@ class CheckpointError(BoardError):
     """A checkpoint that cannot be used for this search (another board, other tables, damaged)."""
 
 
-def identity(board: str, goal: str, algorithm: str, heuristic: str, tables: tuple[str, ...]) -> dict[str, Any]:
-    """What a checkpoint must match to be resumed."""
+def identity(board: str, goal: str, algorithm: str, heuristic: str, tables: tuple[str, ...],
+             prune: int) -> dict[str, Any]:
+    """What a checkpoint must match to be resumed (the pruning depth changes the frontier)."""
     return {"board": board, "goal": goal, "algorithm": algorithm, "heuristic": heuristic,
-            "tables": list(tables), "frontier_target": FRONTIER_TARGET}
+            "tables": list(tables), "frontier_target": FRONTIER_TARGET, "prune": prune}
 
 
 class Checkpoint:

@@ -19,6 +19,7 @@ import numpy as np
 
 from patterndb import BoardError, make_goal, random_board, scramble
 from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from patterndb.machines import DEPTH_MAX
 
 from .api import Control, Options, make_plan, prepare, run
 from .api import distance as api_distance
@@ -92,6 +93,9 @@ is shorter than its lower bound."""
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
+@click.option("--prune", type=click.IntRange(min=2, max=DEPTH_MAX), default=None, metavar="DEPTH",
+              help="IDA* skips every move sequence of up to DEPTH moves that a shorter or earlier one "
+                   "repeats (2: only undoing the last move) [default: 14 on 4x4 and 5x5, else 2].")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="IDA* worker threads [default: every core]. With --file, small boards are solved "
                    "side by side, big ones one at a time on all threads.")
@@ -112,8 +116,8 @@ is shorter than its lower bound."""
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @data_dir_option
 @guarded
-def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, jobs,
-          timeout, checkpoint, checkpoint_every, scheduler, quiet, weight, max_nodes, show_boards, as_json,
+def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, prune,
+          jobs, timeout, checkpoint, checkpoint_every, scheduler, quiet, weight, max_nodes, show_boards, as_json,
           data_dir) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
@@ -124,7 +128,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if checkpoint and batch_file:
         raise click.UsageError("--checkpoint is for one board, not --file")
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
-                   tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout)
+                   tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout, prune)
     if batch_file:
         with _cluster(scheduler) as cluster:
             code = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet, cluster)

@@ -78,7 +78,8 @@ def _problem(spec: Spec, tiles: tuple[int, ...]) -> tuple[Problem, np.ndarray, n
                 _cache[spec] = plan
             plan = _cache[spec]
             goal = plan.frame.canonical_goal.tiles.astype(np.int64)
-            problem = Problem(np.array(tiles, dtype=np.int64), goal, plan.heuristic.H, plan.frame.shape.neighbours)
+            problem = Problem(np.array(tiles, dtype=np.int64), goal, plan.heuristic.H, plan.frame.shape.neighbours,
+                              plan.machine)
             _cache[key] = (problem, *problem.frontier())
         return _cache[key]
 

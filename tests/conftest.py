@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -6,6 +8,20 @@ from patterndb.catalog import build_exact_file, build_pattern_file, load_exact
 from patterndb.exact import UNREACHED
 from patterndb.patterns import parse_partition
 from patterndb.ranking import unrank_many
+
+
+@pytest.fixture(scope="session", autouse=True)
+def default_data_dir(tmp_path_factory):
+    """The default data directory of every test (and of the commands they run): a fresh
+    one, so that nothing is written into the checkout and no table of the user's is used."""
+    d = tmp_path_factory.mktemp("default-data")
+    old = os.environ.get("PATTERNDB_DATA")
+    os.environ["PATTERNDB_DATA"] = str(d)
+    yield d
+    if old is None:
+        os.environ.pop("PATTERNDB_DATA", None)
+    else:
+        os.environ["PATTERNDB_DATA"] = old
 
 
 @pytest.fixture(scope="session")

@@ -114,16 +114,49 @@ def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int) -> d
     return best
 
 
-def blank_paths(rows: int, cols: int, blank: int, depth: int) -> list[list[int]]:
-    """Every path of the blank of `depth` moves without an immediate undo, in depth-first order."""
-    paths = [[blank]]
+def redundant_paths(rows: int, cols: int, depth: int) -> set[tuple[int, ...]]:
+    """Every blank path (as cells) of up to `depth` moves whose effect on the board an
+    earlier path from the same cell has, earlier meaning fewer moves, or as many and
+    an earlier direction string (U < D < L < R). Every path is tried, none pruned."""
+    out = set()
+    for start in range(rows * cols):
+        seen = set()
+        level = [((start,), tuple(range(rows * cols)))]
+        for _ in range(depth + 1):
+            nxt = []
+            for path, board in level:  # in length-then-direction order
+                if board in seen:
+                    out.add(path)
+                seen.add(board)
+                b = path[-1]
+                for c in neighbours(rows, cols, b):
+                    t = list(board)
+                    t[b], t[c] = t[c], t[b]
+                    nxt.append((path + (c,), tuple(t)))
+            level = nxt
+    return out
+
+
+def allowed(path: tuple[int, ...], redundant: set | None) -> bool:
+    """Does the last move of path keep it free of redundant sub-paths (None: is it not an undo)?"""
+    if redundant is None:
+        return len(path) < 3 or path[-1] != path[-3]
+    return not any(path[i:] in redundant for i in range(len(path) - 1))
+
+
+def blank_paths(rows: int, cols: int, blank: int, depth: int, redundant: set | None = None) -> list[list[int]]:
+    """Every path of the blank of `depth` moves without an immediate undo (or, given redundant,
+    without a redundant sub-path), in depth-first order."""
+    paths = [(blank,)]
     for _ in range(depth):
-        paths = [p + [c] for p in paths for c in neighbours(rows, cols, p[-1]) if len(p) < 2 or c != p[-2]]
-    return paths
+        paths = [p + (c,) for p in paths for c in neighbours(rows, cols, p[-1]) if allowed(p + (c,), redundant)]
+    return [list(p) for p in paths]
 
 
-def idastar(state: tuple, goal: tuple, rows: int, cols: int, h) -> tuple[int, list[tuple[int, int, int]]]:
-    """Recursive IDA* (no immediate undo): (solution length, [(bound, expanded, generated)] per iteration).
+def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
+            redundant: set | None = None) -> tuple[int, list[tuple[int, int, int]]]:
+    """Recursive IDA* (no immediate undo; given redundant, no path with a redundant
+    sub-path): (solution length, [(bound, expanded, generated)] per iteration).
 
     Counts as the kernels do: a node is expanded when it is within the bound
     and not the goal (the root included), generated when its parent makes it;
@@ -133,12 +166,12 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h) -> tuple[int, li
     parity = (abs(blank // cols - gblank // cols) + abs(blank % cols - gblank % cols)) & 1
     iterations = []
 
-    def dfs(s, g, prev, bound, counts):
+    def dfs(s, g, path, bound, counts):
         counts[0] += 1
         b = s.index(0)
         nxt = None
         for c in neighbours(rows, cols, b):
-            if c == prev:
+            if not allowed(path + (c,), redundant):
                 continue
             t = list(s)
             t[b], t[c] = t[c], 0
@@ -150,7 +183,7 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h) -> tuple[int, li
                 continue
             if t == goal:
                 return g + 1, nxt
-            found, sub = dfs(t, g + 1, b, bound, counts)
+            found, sub = dfs(t, g + 1, path + (c,), bound, counts)
             if found is not None:
                 return found, None
             if sub is not None:
@@ -163,7 +196,7 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h) -> tuple[int, li
     while True:
         bound = f + ((f & 1) ^ parity)
         counts = [0, 0]
-        found, f = dfs(state, 0, -1, bound, counts)
+        found, f = dfs(state, 0, (blank,), bound, counts)
         iterations.append((bound, counts[0], counts[1]))
         if found is not None:
             return found, iterations

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, Shape, make_goal, random_board, scramble
+from patterndb.movefsm import undo_machine
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.checkpoint import Checkpoint, CheckpointError
@@ -28,7 +29,7 @@ def problem(board, goal="blank-first", **opts):
     plan = make_plan(frame, Options(algorithm="idastar", **opts))
     canon = frame.to_canonical(b)
     return Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64),
-                   plan.heuristic.H, b.shape.neighbours), plan
+                   plan.heuristic.H, b.shape.neighbours, plan.machine), plan
 
 
 def counts(outcome):
@@ -39,7 +40,8 @@ def counts(outcome):
 def test_frontier_is_every_blank_path_in_dfs_order(rows, cols, blank, depth):
     nbrs = Shape(rows, cols).neighbours
     want = naive.blank_paths(rows, cols, blank, depth)
-    paths, first = frontier(nbrs, blank, len(want))
+    m = undo_machine(Shape(rows, cols))
+    paths, first = frontier(m.transitions, nbrs, int(m.start[blank]), blank, len(want))
     assert paths.tolist() == want
     assert first[0] == 0
     for i in range(1, len(want)):  # first differing depth from the previous path

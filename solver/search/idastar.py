@@ -20,7 +20,7 @@ from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_l
 
 
 @njit(cache=True, nogil=True)
-def dfs_generic(board_in, pos_in, goal, H, nbrs, path, d0, bound, budget, stop):
+def dfs_generic(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
     """Search below path[d0] (path[0..d0]: the blank from the root) up to f <= bound.
 
     Returns (status, depth of the goal or -1, expanded, generated, next f).
@@ -34,6 +34,8 @@ def dfs_generic(board_in, pos_in, goal, H, nbrs, path, d0, bound, budget, stop):
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+    states = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the move-pruning machine's state per depth
+    states[d0] = state0
     hs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     scratch = np.zeros(16, dtype=np.int64)
     hs[d0] = h_full(board, pos, H, scratch, scratch)
@@ -53,9 +55,10 @@ def dfs_generic(board_in, pos_in, goal, H, nbrs, path, d0, bound, budget, stop):
             depth -= 1
             continue
         nextdir[depth] = d + 1
-        c = nbrs[b, d]
-        if c < 0 or (depth > 0 and c == cells[depth - 1]):
+        s = fsm[states[depth], d]
+        if s < 0:  # off the board, an undo, or the end of a duplicate move sequence
             continue
+        c = nbrs[b, d]
         t = board[c]
         slide(board, pos, t, c, b)
         generated += 1
@@ -68,6 +71,7 @@ def dfs_generic(board_in, pos_in, goal, H, nbrs, path, d0, bound, budget, stop):
             continue
         depth += 1
         cells[depth] = c
+        states[depth] = s
         hs[depth] = h
         nextdir[depth] = 0
         if h == 0 and np.array_equal(board, goal):

@@ -24,6 +24,8 @@ from typing import Protocol
 
 import numpy as np
 
+from patterndb.movefsm import MoveMachine
+
 from ..heuristics.kernels import h_full
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, solution_parity
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS, frontier, search_subtrees
@@ -110,12 +112,19 @@ class Listener(Protocol):
 
 @dataclass(frozen=True)
 class Problem:
-    """One board to search: canonical tiles, goal, heuristic kernel tuple, neighbour table."""
+    """One board to search: canonical tiles, goal, heuristic kernel tuple, neighbour table,
+    and the move-pruning machine of the board's shape."""
 
     tiles: np.ndarray
     goal: np.ndarray
     H: tuple
     nbrs: np.ndarray
+    machine: MoveMachine
+
+    @property
+    def start_state(self) -> int:
+        """The machine's state at the root."""
+        return int(self.machine.start[self.blank])
 
     def root_bound(self) -> tuple[int, int]:
         """(first bound, parity of every solution length)."""
@@ -130,7 +139,7 @@ class Problem:
         return int(np.flatnonzero(self.tiles == 0)[0])
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
-        return frontier(self.nbrs, self.blank, FRONTIER_TARGET)
+        return frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
 
 
 class Rows:
@@ -167,8 +176,8 @@ def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.
     """One kernel call over a chunk: (result rows written, solution path buffer)."""
     results = np.zeros((chunk.size, 5), dtype=np.int64)
     solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    k = search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, paths, first, chunk,
-                        bound, budget, stop_flag, results, solution)
+    k = search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
+                        problem.start_state, paths, first, chunk, bound, budget, stop_flag, results, solution)
     return results[:k], solution
 
 

@@ -1,6 +1,7 @@
 """The search tree cut into subtrees, so that one IDA* iteration can be shared out.
 
-The frontier is every path of the blank (no immediate undo) to a fixed depth,
+The frontier is every path of the blank that the move-pruning machine allows
+(patterndb.movefsm) to a fixed depth,
 in the order a depth-first search meets them, cut where there are enough of
 them. It depends only on the board and the target count, never on the
 thread count, so a checkpoint written with -j 2 resumes with -j 1 or on a
@@ -31,28 +32,47 @@ SKIPPED = 4  # status of a subtree whose path is pruned above the frontier
 
 
 @njit(cache=True)
-def frontier(nbrs, blank, target):
-    """(paths[m, d + 1], first[m]): blank paths from the root to the smallest
-    depth d with at least target of them, in depth-first order."""
+def frontier(fsm, nbrs, state0, blank, target):
+    """(paths[m, d + 1], first[m]): the blank paths from the root that the
+    move-pruning machine fsm (in state0 at the root) allows, to the smallest
+    depth d with at least target of them, in depth-first order. A path the
+    machine ends early (every move from it would repeat a shorter sequence)
+    keeps its place, padded with -1, so that its nodes are counted too."""
     paths = np.full((1, 1), blank, dtype=np.int64)
+    states = np.full(1, state0, dtype=np.int64)
     while paths.shape[0] < target and paths.shape[1] < 64:
         m, w = paths.shape
         count = 0
+        grown = 0
         for i in range(m):
-            for d in range(4):
-                c = nbrs[paths[i, w - 1], d]
-                if c >= 0 and (w < 2 or c != paths[i, w - 2]):
-                    count += 1
-        nxt = np.empty((count, w + 1), dtype=np.int64)
+            kids = 0
+            if paths[i, w - 1] >= 0:
+                for d in range(4):
+                    if fsm[states[i], d] >= 0:
+                        kids += 1
+            count += max(kids, 1)
+            grown += kids
+        if grown == 0:  # a tiny board whose every path ends within the machine's depth
+            break
+        nxt = np.full((count, w + 1), -1, dtype=np.int64)
+        nxt_states = np.full(count, -1, dtype=np.int64)
         k = 0
         for i in range(m):
-            for d in range(4):
-                c = nbrs[paths[i, w - 1], d]
-                if c >= 0 and (w < 2 or c != paths[i, w - 2]):
-                    nxt[k, :w] = paths[i]
-                    nxt[k, w] = c
-                    k += 1
+            kids = 0
+            if paths[i, w - 1] >= 0:
+                for d in range(4):
+                    s = fsm[states[i], d]
+                    if s >= 0:
+                        nxt[k, :w] = paths[i]
+                        nxt[k, w] = nbrs[paths[i, w - 1], d]
+                        nxt_states[k] = s
+                        k += 1
+                        kids += 1
+            if kids == 0:
+                nxt[k, :w] = paths[i]
+                k += 1
         paths = nxt
+        states = nxt_states
     m, w = paths.shape
     first = np.zeros(m, dtype=np.int64)
     for i in range(1, m):
@@ -77,7 +97,7 @@ def _node_f(board, pos, H, depth, bound, greg, gref):
 
 
 @njit(cache=True, nogil=True)
-def search_subtrees(board0, goal, H, nbrs, paths, first, indices, bound, budget, stop, results, solution):
+def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, bound, budget, stop, results, solution):
     """Search the subtrees paths[indices] in order at this bound.
 
     results[k] gets (status, expanded, generated, next f, goal depth) of
@@ -110,9 +130,17 @@ def search_subtrees(board0, goal, H, nbrs, paths, first, indices, bound, budget,
         nxt = NO_BOUND
         goal_depth = -1
         cells[0] = paths[i, 0]
-        for j in range(w):  # walk the path, counting the nodes seen first here
+        state = state0
+        top = w - 1  # the subtree's root: the path's end
+        while paths[i, top] < 0:
+            top -= 1
+        for j in range(top + 1):  # walk the path, counting the nodes seen first here
             if j > 0:
                 c = paths[i, j]
+                d = 0
+                while nbrs[cells[j - 1], d] != c:
+                    d += 1
+                state = fsm[state, d]
                 slide(board, pos, board[c], c, cells[j - 1])
                 cells[j] = c
                 f = _node_f(board, pos, H, j, bound, greg, gref)
@@ -131,9 +159,9 @@ def search_subtrees(board0, goal, H, nbrs, paths, first, indices, bound, budget,
         if status == EXHAUSTED:
             left = max(1, left - expanded) if budget > 0 else 0
             if H[0] == PDB:
-                status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, cells, w - 1, bound, left, stop)
+                status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             else:
-                status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, cells, w - 1, bound, left, stop)
+                status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             expanded += e
             generated += g
         spent += expanded

@@ -1,0 +1,128 @@
+"""Move-pruning machines (movefsm) cached on disk beside the tables.
+
+A machine takes seconds to build (a 5x5 machine of depth 14 about 10 s) and
+is the same for every board of a shape, so it is built once and kept in the
+data directory as moves-RxC-dN.h5: datasets `transitions` and `start`, with
+attributes that describe them and a crc32 over both. A machine that prunes a
+path it should not could make an answer too long, so a file is refused
+unless its checksum, shape and depth match and every transition points at a
+state that exists; it is then rebuilt.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+import zlib
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .errors import TableError
+from .geometry import Shape
+from .movefsm import MoveMachine, build, undo_machine
+
+FORMAT_VERSION = 1
+KIND = "move-fsm"
+DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 4 minutes, 2.6 M states)
+
+_memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)
+
+
+def machine_path(data_dir: Path, shape: Shape, depth: int) -> Path:
+    return Path(data_dir) / f"moves-{shape}-d{depth}.h5"
+
+
+def _checksum(transitions: np.ndarray, start: np.ndarray) -> int:
+    return zlib.crc32(start.tobytes(), zlib.crc32(transitions.tobytes()))
+
+
+def write_machine(path: Path, shape: Shape, machine: MoveMachine, seconds: float) -> None:
+    """Write atomically (a temporary file renamed into place)."""
+    import h5py
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        with h5py.File(tmp, "w") as f:
+            t = f.create_dataset("transitions", data=machine.transitions)
+            t.attrs["meaning"] = ("transitions[s, d]: the state after the blank moves in direction d "
+                                  "(0 U, 1 D, 2 L, 3 R) from state s, or -1 when the move leaves the board "
+                                  "or ends a duplicate move sequence")
+            s = f.create_dataset("start", data=machine.start)
+            s.attrs["meaning"] = "start[c]: the state of a search whose blank starts on cell c (row-major)"
+            a = f.attrs
+            a["kind"] = KIND
+            a["format_version"] = FORMAT_VERSION
+            a["rows"], a["cols"] = shape.rows, shape.cols
+            a["depth"] = machine.depth
+            a["states"] = machine.transitions.shape[0]
+            a["forbidden_per_length"] = machine.forbidden
+            a["checksum_crc32"] = _checksum(machine.transitions, machine.start)
+            a["build_seconds"] = float(seconds)
+            a["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+            a["description"] = ("Taylor-Korf move pruning: an Aho-Corasick automaton over every minimal blank "
+                                "path of up to `depth` moves whose effect an earlier path (by length, then "
+                                "direction string) already has")
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def read_machine(path: Path, shape: Shape, depth: int) -> MoveMachine:
+    """The machine in path, or TableError if it is not this shape's machine of this depth, or damaged."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            a = {k: v.item() if isinstance(v, np.generic) else v for k, v in f.attrs.items()}
+            transitions = f["transitions"][()]
+            start = f["start"][()]
+    except Exception as e:  # h5py raises OSError/KeyError/... for damaged files
+        raise TableError(f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})") from None
+    want = {"kind": KIND, "format_version": FORMAT_VERSION, "rows": shape.rows, "cols": shape.cols, "depth": depth}
+    for k, v in want.items():
+        if a.get(k) != v:
+            raise TableError(f"{path} was built for {k}={a.get(k)!r}, not {v!r}")
+    states = transitions.shape[0] if transitions.ndim == 2 else 0
+    if (transitions.dtype != np.int32 or transitions.shape != (states, 4) or start.dtype != np.int32
+            or start.shape != (shape.n,) or a.get("checksum_crc32") != _checksum(transitions, start)
+            or not (-1 <= transitions.min(initial=0) and transitions.max(initial=0) < states)
+            or not (0 <= start.min() and start.max() < states)):
+        raise TableError(f"{path} is damaged: checksum or structure mismatch (it is rebuilt)")
+    forbidden = np.asarray(a.get("forbidden_per_length", np.zeros(depth + 1)), dtype=np.int64)
+    return MoveMachine(transitions, start, depth, forbidden)
+
+
+def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:
+    """This shape's machine of this depth: from this process's memory, the data directory, or
+    built now (and saved when the directory is writable; a damaged file is rebuilt)."""
+    if not 2 <= depth <= DEPTH_MAX:
+        raise ValueError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
+    if depth == 2:
+        return undo_machine(shape)  # nothing to search for: made in microseconds
+    path = machine_path(data_dir, shape, depth)
+    try:
+        st = path.stat()
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _memo:
+            _memo[key] = read_machine(path, shape, depth)
+        return _memo[key]
+    except (OSError, TableError) as e:
+        if isinstance(e, TableError):
+            log(f"{e}")
+    log(f"building the {shape} move-pruning machine of depth {depth} (once; kept in {path.parent})")
+    t0 = time.perf_counter()
+    machine = build(shape, depth)
+    try:
+        write_machine(path, shape, machine, time.perf_counter() - t0)
+        st = path.stat()
+        _memo[(path, st.st_mtime_ns, st.st_size)] = machine
+    except OSError:
+        pass  # a read-only data directory: use it without keeping it
+    return machine

@@ -1,0 +1,150 @@
+"""The move-pruning machine: exactly the paths a plain rule allows, and no optimal solution lost."""
+from collections import deque
+
+import numpy as np
+import pytest
+
+from patterndb import Shape, make_goal, random_board
+from patterndb.machines import load_or_build, machine_path, read_machine
+from patterndb.errors import TableError
+from patterndb.movefsm import build, undo_machine
+from solver import solve
+from solver.api import Options, make_plan, prepare, run
+from solver.search import Driver, StopFlag, ThreadBackend
+from solver.search.subtrees import frontier
+
+from . import naive
+from .test_parallel import counts, problem
+
+
+def machine_paths(m, shape, blank, depth):
+    """Every path the machine allows from blank, of `depth` moves, in depth-first order."""
+    nbrs = shape.neighbours
+    paths = [((blank,), int(m.start[blank]))]
+    for _ in range(depth):
+        paths = [(p + (int(nbrs[p[-1], d]),), int(m.transitions[s, d]))
+                 for p, s in paths for d in range(4) if m.transitions[s, d] >= 0]
+    return [list(p) for p, _ in paths]
+
+
+@pytest.mark.parametrize("rows, cols, depth", [(2, 3, 12), (3, 3, 10), (2, 4, 10), (4, 4, 8)])
+def test_machine_allows_exactly_the_paths_without_a_redundant_subpath(rows, cols, depth):
+    shape = Shape(rows, cols)
+    m = build(shape, depth)
+    redundant = naive.redundant_paths(rows, cols, depth)
+    assert m.forbidden.sum() == len([p for p in redundant if not any(
+        p[i:j] in redundant for i in range(len(p)) for j in range(i + 2, len(p) + 1) if (i, j) != (0, len(p)))])
+    for blank in range(shape.n):
+        assert machine_paths(m, shape, blank, depth + 2) == naive.blank_paths(rows, cols, blank, depth + 2, redundant)
+
+
+@pytest.mark.parametrize("rows, cols", [(2, 2), (3, 3), (3, 4), (5, 5)])
+def test_undo_machine_is_the_searched_machine_of_depth_2(rows, cols):
+    shape = Shape(rows, cols)
+    m = undo_machine(shape)
+    for blank in range(shape.n):
+        want = naive.blank_paths(rows, cols, blank, 6)
+        assert machine_paths(m, shape, blank, 6) == want
+        if shape.n > 4:  # (on 2x2 every depth has two paths: the frontier stops at depth 1)
+            assert frontier(m.transitions, shape.neighbours, int(m.start[blank]), blank, len(want))[0].tolist() == want
+
+
+@pytest.mark.parametrize("rows, cols, depth, radius", [(3, 3, 14, 20), (3, 4, 14, 15), (2, 2, 12, 20)])
+def test_every_state_is_reached_at_its_distance(rows, cols, depth, radius):
+    """From the goal, the allowed paths reach every state within radius by a shortest path
+    (plain breadth-first search gives the distances): no optimal solution is pruned."""
+    shape = Shape(rows, cols)
+    goal = tuple(range(shape.n))
+    dist = {goal: 0}
+    queue = deque([goal])
+    while queue:
+        s = queue.popleft()
+        if dist[s] == radius:
+            continue
+        for t in naive.successors(s, rows, cols):
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    m = build(shape, depth)
+    nbrs = shape.neighbours
+    reached = {goal: 0}
+    stack = [(goal, 0, int(m.start[0]), 0)]
+    while stack:
+        s, b, state, g = stack.pop()
+        if g == radius:
+            continue
+        for d in range(4):
+            nxt = int(m.transitions[state, d])
+            if nxt < 0:
+                continue
+            c = int(nbrs[b, d])
+            t = list(s)
+            t[b], t[c] = t[c], 0
+            t = tuple(t)
+            if reached.get(t, radius + 1) > g + 1:
+                reached[t] = g + 1
+            stack.append((t, c, nxt, g + 1))
+    assert all(reached.get(s) == d for s, d in dist.items())
+    assert m.forbidden.sum() > 0
+
+
+def test_pruned_idastar_is_optimal_on_8_puzzles(data_dir, rng):
+    """IDA* with Manhattan and the depth-14 machine against the exact table."""
+    goal = make_goal(Shape(3, 3), "blank-first")
+    board, frame = prepare(str(goal), "blank-first")
+    plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=14, jobs=1))
+    plain = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=2, jobs=1))
+    fewer = 0
+    for _ in range(1500):
+        b = random_board(Shape(3, 3), goal, rng)
+        want = solve(b, "blank-first", data_dir=data_dir).length  # exact table walk
+        sol = run(b, plan)
+        assert sol.length == want and sol.optimal
+        fewer += sol.nodes_generated < run(b, plain).nodes_generated
+    assert fewer > 1000  # the machine prunes on most boards
+
+
+def test_counts_equal_plain_recursive_idastar_with_pruning(rng, tmp_path):
+    """The kernels with a depth-10 machine count what the plain reference does with the plain rule."""
+    goal = make_goal(Shape(3, 3), "blank-first")
+    gt = tuple(goal.tiles.tolist())
+    redundant = naive.redundant_paths(3, 3, 10)
+    for _ in range(6):
+        b = random_board(Shape(3, 3), goal, rng)
+        p, _ = problem(str(b), heuristic="manhattan", prune=10, data_dir=tmp_path)
+        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3), redundant)
+        for split in (0, 10**12):
+            out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
+            assert len(out.path) - 1 == length
+            assert counts(out) == its
+
+
+def test_machine_file_is_cached_checked_and_rebuilt(tmp_path):
+    shape = Shape(3, 3)
+    m = load_or_build(shape, 8, tmp_path)
+    path = machine_path(tmp_path, shape, 8)
+    again = read_machine(path, shape, 8)
+    assert np.array_equal(again.transitions, m.transitions) and np.array_equal(again.start, m.start)
+    with pytest.raises(TableError, match="depth"):
+        read_machine(path, shape, 10)
+    with pytest.raises(TableError, match="cols=3, not 4"):
+        read_machine(path, Shape(3, 4), 8)
+    import h5py
+    with h5py.File(path, "r+") as f:  # one transition redirected: the checksum no longer matches
+        t = f["transitions"]
+        t[0, 1] = t[0, 3] if t[0, 1] != t[0, 3] else -1
+    with pytest.raises(TableError, match="damaged"):
+        read_machine(path, shape, 8)
+    logs = []
+    rebuilt = load_or_build(shape, 8, tmp_path, logs.append)
+    assert np.array_equal(rebuilt.transitions, m.transitions)
+    assert any("damaged" in s for s in logs)
+    read_machine(path, shape, 8)  # the rebuilt file is sound
+
+
+def test_prune_option_and_depth_check(data_dir):
+    sol = solve("1 2 3 4 5 6 7 _ 8", "blank-last", algorithm="idastar", heuristic="manhattan", data_dir=data_dir,
+                prune=12)
+    assert sol.length == 1
+    with pytest.raises(Exception, match="from 2 to"):
+        solve("1 2 3 4 5 6 7 _ 8", "blank-last", algorithm="idastar", data_dir=data_dir, prune=1)
