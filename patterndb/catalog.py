@@ -18,7 +18,10 @@ from .additive import build_pattern, bytes_needed
 from .frame import Frame
 from .patterns import group_label
 from .ranking import num_placements
-from .store import load_table, map_tables, read_attrs, write_table
+from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
+from .nibbles import unpack as unpack_kernel
+from .nibbles import entry as nibble_entry
+from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
 
@@ -122,6 +125,21 @@ def goal_index(attrs: dict[str, Any]) -> int:
     return r
 
 
+def expected_name(attrs: dict[str, Any]) -> str:
+    """The file name the loader looks for, from the table's own attributes."""
+    key = f"{int(attrs['rows'])}x{int(attrs['cols'])}-b{str(attrs['goal']).split().index('0')}"
+    if attrs.get("kind") == "exact":
+        return f"exact-{key}.h5"
+    return f"pdb-{key}-{group_label(tuple(int(t) for t in attrs.get('tiles', [])))}.h5"
+
+
+def check_name(path: Path, attrs: dict[str, Any]) -> None:
+    """A table under another table's name would be loaded as that one (pdb verify checks this)."""
+    want = expected_name(attrs)
+    if Path(path).name != want:
+        raise TableError(f"{path} holds the table that is named {want}: its name and its attributes disagree")
+
+
 def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = None,
                  verify: str = "once") -> tuple[np.ndarray, dict[str, Any]]:
     """load_table, and the goal's entry must be 0: a table for other tiles or with shifted values
@@ -133,8 +151,9 @@ def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = No
 
 def check_goal_entry(path: Path, attrs: dict[str, Any], table: np.ndarray) -> None:
     g = goal_index(attrs)
-    if table[g] != 0:
-        raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {table[g]}, not 0")
+    v = nibble_entry(table, g) if is_packed(attrs) else int(table[g])  # (the goal's Manhattan distance is 0)
+    if v != 0:
+        raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {v}, not 0")
 
 
 def map_checked(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[dict]]:
@@ -142,14 +161,14 @@ def map_checked(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nd
     platform and the files allow, else read; each checked as load_checked does."""
     mapped = map_tables(paths, expects)
     if mapped is None:
-        sizes = [int(read_attrs(p)["entries"]) for p in paths]
+        sizes = [stored_size(read_attrs(p)) for p in paths]
         offsets = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
         data = np.empty(sum(sizes), dtype=np.uint8)
         attrs = [load_table(p, e, out=data[o : o + n])[1] for p, e, o, n in zip(paths, expects, offsets, sizes)]
         mapped = data, offsets, attrs
     data, offsets, attrs = mapped
     for p, a, o in zip(paths, attrs, offsets):
-        check_goal_entry(p, a, data[o : o + int(a["entries"])])
+        check_goal_entry(p, a, data[o : o + stored_size(a)])
     return mapped
 
 
@@ -166,10 +185,12 @@ def load_exact(frame: Frame, data_dir: Path) -> np.ndarray:
 
 def list_tables(data_dir: Path) -> list[tuple[Path, dict[str, Any] | None, str]]:
     """Every *.h5 in data_dir with its attributes (None and the reason when unreadable)."""
+    from .machines import is_machine_file, machine_attrs
+
     out = []
     for path in sorted(Path(data_dir).glob("*.h5")):
         try:
-            out.append((path, read_attrs(path), ""))
+            out.append((path, machine_attrs(path) if is_machine_file(path) else read_attrs(path), ""))
         except TableError as e:
             out.append((path, None, str(e)))
     return out
@@ -197,19 +218,21 @@ def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
-def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, progress: bool = False) -> Path:
-    """Build one group's table and write it atomically; returns the path."""
+def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, progress: bool = False,
+                       packed: bool = True) -> Path:
+    """Build one group's table and write it atomically (in 4 bits an entry where it fits,
+    unless packed is False); returns the path."""
     n = frame.shape.n
     check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, num_placements(n, len(tiles)), f"the table of tiles {group_label(tiles)}")
     path = pattern_path(data_dir, frame, tiles)
     with build_lock(path, progress) as built_meanwhile:
         if not built_meanwhile:
-            _write_pattern(frame, tiles, path, progress)
+            _write_pattern(frame, tiles, path, progress, packed)
     return path
 
 
-def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool) -> None:
+def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool, packed: bool) -> None:
     n = frame.shape.n
     goal_cells = frame.canonical_goal.positions()[list(tiles)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
@@ -229,12 +252,52 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
         "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
-    write_table(path, table, attrs)
+    write_table(path, *(packed_form(table, attrs) if packed else (table, attrs | {"encoding": "byte"})))
 
 
-def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path, out: np.ndarray | None = None) -> np.ndarray:
+def _group_md(attrs: dict[str, Any]) -> np.ndarray:
+    """goal_md of the table described by attrs (its tiles' goal cells on its board)."""
+    n, cols = int(attrs["rows"]) * int(attrs["cols"]), int(attrs["cols"])
+    goal = [int(t) for t in str(attrs["goal"]).split()]
+    return goal_md(cols, np.array([goal.index(int(t)) for t in attrs["tiles"]], dtype=np.int64), n)
+
+
+def packed_form(table: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+    """(data, attributes) to store: 4 bits an entry where every entry fits, else the bytes as they are."""
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    packed = pack(table, len(attrs["tiles"]), n, _group_md(attrs))
+    if packed is None:
+        return table, attrs | {"encoding": "byte"}
+    return packed, attrs | {"encoding": ENCODING, "decoding": DECODING, "entries": table.size,
+                            "nibble_histogram": nibble_histogram(packed, table.size)}
+
+
+def pack_pattern_file(path: Path) -> bool:
+    """Rewrite a 1-byte group table in 4 bits (atomically, values unchanged); False if it
+    is packed already or some entry does not fit."""
+    attrs = read_attrs(path)
+    if is_packed(attrs) or attrs.get("kind") != "pdb":
+        return False
+    table, attrs = load_checked(path, {}, verify="always")
+    keep = {k: v for k, v in attrs.items() if not k.startswith("_") and k not in
+            ("format_version", "entries", "checksum_crc32", "created", "encoding")}
+    data, new = packed_form(table, keep)
+    if not is_packed(new):
+        return False
+    write_table(path, data, new)
+    return True
+
+
+def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> np.ndarray:
+    """The group's h value of every placement (one byte each, whatever the file's encoding)."""
     path = pattern_path(data_dir, frame, tiles)
     if not path.exists():
         raise TableError(f"no table for tiles {group_label(tiles)} of {frame.shape} in {data_dir}")
-    table, _ = load_checked(path, pattern_expect(frame, tiles), out=out)
-    return table
+    table, attrs = load_checked(path, pattern_expect(frame, tiles))
+    return unpack(table, attrs) if is_packed(attrs) else table
+
+
+def unpack(packed: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
+    """The h value of every entry of a 4-bit table (one byte each)."""
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    return unpack_kernel(packed, int(attrs["entries"]), len(attrs["tiles"]), n, _group_md(attrs))

@@ -14,15 +14,16 @@ from pathlib import Path
 import click
 
 from .board import make_goal
-from .catalog import (build_exact_file, build_pattern_file, exact_expect, exact_path, list_tables, load_checked,
-                      map_checked, pattern_expect, pattern_path)
+from .catalog import (build_exact_file, build_pattern_file, check_name, exact_expect, exact_path, list_tables, load_checked,
+                      map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import TableError
 from .frame import Frame
-from .patterns import group_label, named_partitions, parse_partition
+from .machines import KIND, is_machine_file, machine_attrs, verify_machine
+from .patterns import catalog_groups, group_label, named_partitions, parse_catalog
 from .ranking import num_placements
-from .store import read_attrs, temporaries
+from .store import is_packed, read_attrs, temporaries
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,7 +54,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        groups = parse_partition(pattern, frame)
+        groups = catalog_groups(parse_catalog(pattern, frame))
         if not quiet and pattern.strip() not in named_partitions(shape.rows, shape.cols):
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
@@ -83,7 +84,7 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
         else:
             entries = num_placements(frame.shape.n, len(tiles))
             if not quiet and entries / BUILD_RATE > 5:
-                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {entries / 2**20:,.0f} MiB "
+                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {entries / 2**21:,.0f} MiB "
                            f"on disk, about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
@@ -109,18 +110,21 @@ def _cached(path: Path, expect: dict, quiet: bool) -> bool:
     if not path.exists():
         return False
     try:
-        map_checked([path], [expect])  # mapped: no need to read the whole table to know it is good
+        _, _, (attrs,) = map_checked([path], [expect])  # mapped: no need to read the whole table to know it is good
     except TableError as e:
         click.echo(f"{e}: rebuilding it", err=True)
         return False
     if not quiet:
-        click.echo(f"cached: {path}", err=True)
+        hint = "" if is_packed(attrs) or attrs.get("kind") != "pdb" else f" (1 byte an entry: 'pdb pack {path}' halves it)"
+        click.echo(f"cached: {path}{hint}", err=True)
     return True
 
 
 def _describe(attrs: dict) -> str:
     if attrs.get("kind") == "exact":
         return "exact"
+    if attrs.get("kind") == KIND:
+        return f"move pruning, depth {attrs.get('depth')}"
     return f"tiles {attrs.get('tiles_label', '?')}"
 
 
@@ -153,10 +157,9 @@ def list_cmd(data_dir, as_json) -> None:
         if attrs is None:
             click.echo(f"{path.name:40} unreadable: {why}")
             continue
-        goal = "b" + str(attrs.get("blank_cell"))
-        click.echo(
-            f"{path.name:40} {attrs['rows']}x{attrs['cols']:<3} {goal:>6} {_describe(attrs):24} {mb:8.1f} {attrs['mean']:6.2f}"
-        )
+        goal = "b" + str(attrs.get("blank_cell")) if "blank_cell" in attrs else "any"
+        mean = f"{attrs['mean']:6.2f}" if "mean" in attrs else f"{'-':>6}"
+        click.echo(f"{path.name:40} {attrs['rows']}x{attrs['cols']:<3} {goal:>6} {_describe(attrs):24} {mb:8.1f} {mean}")
     for tmp, pid, alive in leftovers:
         state = f"being written (process {pid})" if alive else "left by a killed build: 'pdb clean' removes it"
         click.echo(f"{tmp.name:40} {tmp.stat().st_size / 1e6:8.1f} MB {state}")
@@ -186,7 +189,7 @@ def clean(data_dir) -> None:
 @guarded
 def info(file: Path, as_json: bool) -> None:
     """Print every attribute of a table file."""
-    attrs = read_attrs(file)
+    attrs = machine_attrs(file) if is_machine_file(file) else read_attrs(file)
     if as_json:
         click.echo(json.dumps({k: v for k, v in sorted(attrs.items()) if not k.startswith("_")}))
         return
@@ -198,21 +201,45 @@ def info(file: Path, as_json: bool) -> None:
 @main.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def verify(files: tuple[Path, ...]) -> None:
-    """Read tables in full and check everything a solver relies on: attributes, crc32, the
-    values against the recorded histogram, max and mean, and the goal's entry. Exit 3 if any fails."""
+    """Read tables in full and check everything a solver relies on: attributes, crc32 and
+    digest, the values against the recorded histogram, max and mean, the goal's entry, and
+    the file name against the attributes; move-pruning machines too. Exit 3 if any fails."""
     failed = 0
     for file in files:
         start = time.perf_counter()
         try:
+            if is_machine_file(file):
+                m = verify_machine(file)
+                click.echo(f"OK {file}: move-pruning machine, depth {m.depth}, {m.transitions.shape[0]:,} states, "
+                           f"{time.perf_counter() - start:.2f}s")
+                continue
             data, attrs = load_checked(file, {}, verify="always")
+            check_name(file, attrs)
         except TableError as e:
             failed += 1
             click.echo(f"error: {e}", err=True)
             continue
-        click.echo(f"OK {file}: {data.size:,} entries, crc32 {attrs['checksum_crc32']:08x}, "
+        click.echo(f"OK {file}: {int(attrs['entries']):,} entries, crc32 {attrs['checksum_crc32']:08x}, "
                    f"{time.perf_counter() - start:.2f}s")
     if failed:
         raise SystemExit(TABLE_EXIT)
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@guarded
+def pack(files: tuple[Path, ...]) -> None:
+    """Rewrite 1-byte group tables in 4 bits an entry (lossless: h = the group's Manhattan
+    distance + 2 x the stored value; the solver reads both). Tables whose values do not fit
+    stay as they are."""
+    for file in files:
+        start = time.perf_counter()
+        before = file.stat().st_size
+        if pack_pattern_file(file):
+            click.echo(f"packed {file}: {before / 1e6:.1f} -> {file.stat().st_size / 1e6:.1f} MB, "
+                       f"{time.perf_counter() - start:.1f}s")
+        else:
+            click.echo(f"kept {file}: already 4-bit, not a group table, or a value does not fit")
+
 
 if __name__ == "__main__":
     main()

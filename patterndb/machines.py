@@ -74,6 +74,30 @@ def write_machine(path: Path, shape: Shape, machine: MoveMachine, seconds: float
             tmp.unlink()
 
 
+def is_machine_file(path: Path) -> bool:
+    return Path(path).name.startswith("moves-")
+
+
+def machine_attrs(path: Path) -> dict:
+    """The file's attributes (TableError if it is not a readable machine file)."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            a = {k: v.item() if isinstance(v, np.generic) else v for k, v in f.attrs.items()}
+    except Exception as e:
+        raise TableError(f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})") from None
+    if a.get("kind") != KIND:
+        raise TableError(f"{path} is not a move-pruning machine")
+    return a
+
+
+def verify_machine(path: Path) -> MoveMachine:
+    """Read the file in full and check it against its own attributes (pdb verify)."""
+    a = machine_attrs(path)
+    return read_machine(path, Shape(int(a["rows"]), int(a["cols"])), int(a["depth"]))
+
+
 def read_machine(path: Path, shape: Shape, depth: int) -> MoveMachine:
     """The machine in path, or TableError if it is not this shape's machine of this depth, or damaged."""
     import h5py

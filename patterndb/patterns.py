@@ -91,6 +91,23 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
 
 
+Partition = tuple[tuple[int, ...], ...]
+
+
+def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
+    """Partitions joined by '+' (names or explicit groups): the heuristic is the maximum
+    over them. One partition is the plain additive heuristic."""
+    parts = tuple(parse_partition(p, frame) for p in spec.split("+"))
+    if len(set(parts)) != len(parts):
+        raise PatternError(f"a partition appears twice in {spec!r}")
+    return parts
+
+
+def catalog_groups(parts: tuple[Partition, ...]) -> Partition:
+    """Every distinct group of the partitions, in order of first use (a table is loaded once)."""
+    return tuple(dict.fromkeys(g for part in parts for g in part))
+
+
 def group_label(tiles: tuple[int, ...]) -> str:
     """'1-7', '1,2,5,6': compact text of a sorted tile group."""
     parts, i = [], 0

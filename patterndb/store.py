@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import TableError
 from .exact import histogram, histogram_mean
+from .nibbles import ENCODING, nibble_histogram
 
 FORMAT_VERSION = 1
 DATASET = "table"
@@ -38,6 +39,17 @@ def checksum(data: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(data).view(np.uint8)) & 0xFFFFFFFF
 
 
+IDENTITY = ("kind", "rows", "cols", "goal", "tiles", "encoding", "entries", "histogram", "nibble_histogram")
+
+
+def digest(data_crc: int, attrs: dict[str, Any]) -> int:
+    """crc32 over the data's crc32 and the attributes that say what the data means: a table's
+    data under another group's name, or with its values and statistics changed together,
+    no longer matches (a 4-bit table needs this: its goal entry is 0 for most groups' data)."""
+    text = json.dumps([_plain(np.asarray(attrs[k])) if k in attrs else None for k in IDENTITY])
+    return zlib.crc32(text.encode(), data_crc) & 0xFFFFFFFF
+
+
 def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
     """Write data with its attributes to path atomically."""
     path = Path(path)
@@ -50,8 +62,10 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
             for k, v in attrs.items():
                 ds.attrs[k] = v
             ds.attrs["format_version"] = FORMAT_VERSION
-            ds.attrs["entries"] = data.size
+            if "entries" not in attrs:
+                ds.attrs["entries"] = data.size
             ds.attrs["checksum_crc32"] = checksum(data)
+            ds.attrs["digest_crc32"] = digest(int(ds.attrs["checksum_crc32"]), {k: ds.attrs[k] for k in ds.attrs})
             ds.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
@@ -115,9 +129,23 @@ def read_attrs(path: Path) -> dict[str, Any]:
         raise TableError(
             f"{path} has format version {attrs.get('format_version')}, this program reads {FORMAT_VERSION}: rebuild it"
         )
-    if attrs["_dtype"] != "uint8" or attrs["_shape"] != (attrs.get("entries"),):
-        raise TableError(f"{path} is damaged: table is {attrs['_dtype']}{attrs['_shape']}, expected uint8 ({attrs.get('entries')},)")
+    if attrs.get("encoding", "byte") not in ("byte", ENCODING):
+        raise TableError(f"{path} has encoding {attrs.get('encoding')!r}, this program reads 'byte' and '{ENCODING}'")
+    if attrs["_dtype"] != "uint8" or attrs["_shape"] != (stored_size(attrs),):
+        raise TableError(f"{path} is damaged: table is {attrs['_dtype']}{attrs['_shape']}, "
+                         f"expected uint8 ({stored_size(attrs)},)")
     return attrs
+
+
+def is_packed(attrs: dict[str, Any]) -> bool:
+    """Is the table in 4 bits an entry (patterndb.nibbles)?"""
+    return attrs.get("encoding") == ENCODING
+
+
+def stored_size(attrs: dict[str, Any]) -> int:
+    """Bytes of the dataset: an entry each, or two entries a byte when packed."""
+    entries = int(attrs["entries"])
+    return (entries + 1) // 2 if is_packed(attrs) else entries
 
 
 def check_attrs(path: Path, attrs: dict[str, Any], expect: dict[str, Any]) -> None:
@@ -175,10 +203,11 @@ def load_table(
     path = Path(path)
     attrs = read_attrs(path)
     check_attrs(path, attrs, expect)
+    size = stored_size(attrs)
     if out is None:
-        out = np.empty(attrs["entries"], dtype=np.uint8)
-    elif out.shape != (attrs["entries"],):
-        raise TableError(f"{path} holds {attrs['entries']} entries, buffer has {out.size}")
+        out = np.empty(size, dtype=np.uint8)
+    elif out.shape != (size,):
+        raise TableError(f"{path} holds {size} bytes, buffer has {out.size}")
     try:
         with h5py.File(path, "r") as f:
             f[DATASET].read_direct(out)
@@ -195,9 +224,17 @@ def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) ->
     if verify == "always" or _registry(path.parent).get(path.name) != _fingerprint(path, attrs):
         if checksum(data) != attrs["checksum_crc32"]:
             raise TableError(f"{path} is damaged: checksum mismatch (rebuild it)")
-        hist = histogram(data)
+        if ("digest_crc32" in attrs or is_packed(attrs)) and attrs.get("digest_crc32") != digest(
+                int(attrs["checksum_crc32"]), attrs):
+            raise TableError(f"{path} is damaged or altered: its data does not match its attributes (digest_crc32)")
         want = np.asarray(attrs["histogram"])
-        if (not np.array_equal(hist, want) or attrs.get("max") != hist.size - 1
+        if is_packed(attrs):  # the stored values against their own histogram; h's histogram is consistent
+            hist = want
+            same = np.array_equal(nibble_histogram(data, int(attrs["entries"])), attrs.get("nibble_histogram"))
+        else:
+            hist = histogram(data)
+            same = np.array_equal(hist, want)
+        if (not same or attrs.get("max") != hist.size - 1
                 or not np.isclose(attrs.get("mean", -1.0), histogram_mean(hist))):
             raise TableError(f"{path} is damaged or altered: its values differ from its recorded histogram")
         _remember_verified(path, attrs)
@@ -205,7 +242,7 @@ def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) ->
 
 def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[dict]] | None:
     """Memory-map several tables into one array: (data, offsets, attributes), or None where
-    that is not possible (then read them). Table i is data[offsets[i] : offsets[i] + entries].
+    that is not possible (then read them). Table i is data[offsets[i] : offsets[i] + stored_size].
 
     Nothing is read up front: a search touches only the pages it needs, and several
     processes share one copy in the page cache. The files' data pages are mapped
@@ -225,9 +262,9 @@ def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nda
         start = attrs["_offset"]
         if start is None:
             return None
-        if path.stat().st_size < start + attrs["entries"]:
+        if path.stat().st_size < start + stored_size(attrs):
             raise TableError(f"{path} is damaged: the file ends before its table does")
-        places.append((path, start, attrs["entries"]))
+        places.append((path, start, stored_size(attrs)))
         all_attrs.append(attrs)
     spans = [(size + start % page + page - 1) // page * page for _, start, size in places]
     total = sum(spans)

@@ -29,6 +29,7 @@ def main() -> int:
     ap.add_argument("--instances", default=None, help="only these boards, 1-based, e.g. 55,17,43")
     ap.add_argument("--heuristic", default=None, help="a classic heuristic instead of --pattern (e.g. manhattan)")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--prune", type=int, default=None, help="move-pruning depth (2: only the undo; default: the shape's)")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -40,7 +41,8 @@ def main() -> int:
         entries = [entries[int(i) - 1] for i in args.instances.split(",")]
     opts = Options(algorithm="idastar", heuristic=args.heuristic,
                    pattern=None if args.heuristic else args.pattern, reflect=not args.no_reflect,
-                   data_dir=Path(args.data_dir) if args.data_dir else None, jobs=1)  # one thread per board
+                   data_dir=Path(args.data_dir) if args.data_dir else None, jobs=1,  # one thread per board
+                   prune=args.prune)
     t1 = time.perf_counter()
     _, frame = prepare(entries[0].board, args.goal)
     plans = {frame.key: make_plan(frame, opts)}  # load the tables once, timed

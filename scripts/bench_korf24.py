@@ -31,6 +31,7 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=None, help="threads per board (default: every core)")
     ap.add_argument("--scheduler", default=None, help="run the subtrees on Dask: tcp://HOST:PORT or local:N")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--prune", type=int, default=None, help="move-pruning depth (2: only the undo; default: the shape's)")
     args = ap.parse_args()
     if not args.lines and not args.easiest:
         ap.error("give line numbers or --easiest N")
@@ -42,7 +43,7 @@ def main() -> int:
 
     entries = {e.line - 2: e for e in read_batch(args.file)}  # two comment lines precede instance 1
     opts = Options(algorithm="idastar", pattern=args.pattern, reflect=not args.no_reflect, jobs=args.jobs,
-                   data_dir=Path(args.data_dir) if args.data_dir else None)
+                   data_dir=Path(args.data_dir) if args.data_dir else None, prune=args.prune)
     _, frame = prepare(entries[lines[0]].board, "blank-first")
     try:
         plan = make_plan(frame, opts)

@@ -26,7 +26,7 @@ from patterndb.datadir import resolve_data_dir
 from patterndb.geometry import Shape
 from patterndb.machines import DEPTH_MAX, load_or_build
 from patterndb.movefsm import MoveMachine
-from patterndb.patterns import group_label, named_partitions, parse_partition
+from patterndb.patterns import catalog_groups, group_label, named_partitions, parse_catalog, parse_partition
 from patterndb.store import check_attrs, read_attrs
 
 from . import heuristics
@@ -141,15 +141,15 @@ def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heu
         if set(tiles) & {t for g in groups for t in g}:
             raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
         groups.append(tiles)
-    return heuristics.pdb(frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect)
+    return heuristics.pdb(frame, (tuple(groups),), list(files), "/".join(group_label(g) for g in groups), reflect)
 
 
 def _pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
-    groups = parse_partition(pattern, frame)
-    paths = cached(frame, groups, data_dir)
+    parts = parse_catalog(pattern, frame)
+    paths = cached(frame, catalog_groups(parts), data_dir)
     if paths is None:
         raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{_build_hint(frame, pattern)}'")
-    return heuristics.pdb(frame, groups, paths, pattern, reflect)
+    return heuristics.pdb(frame, parts, paths, pattern, reflect)
 
 
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:

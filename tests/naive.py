@@ -200,3 +200,16 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
         iterations.append((bound, counts[0], counts[1]))
         if found is not None:
             return found, iterations
+
+
+def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[int, ...]) -> list[int]:
+    """h of every entry of a 4-bit table, by the rule its attributes state: the group's
+    Manhattan distance + 2 x the entry's nibble (low nibble first)."""
+    n = rows * cols
+    out = []
+    for r, placement in enumerate(permutations(range(n), len(goal_cells))):  # rank order
+        if r == entries:
+            break
+        md = sum(abs(p // cols - g // cols) + abs(p % cols - g % cols) for p, g in zip(placement, goal_cells))
+        out.append(md + 2 * ((int(packed[r // 2]) >> (4 * (r % 2))) & 15))
+    return out

@@ -110,19 +110,22 @@ def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
 
 
 def _swap_data(path, donor):
-    """Give path the donor's data (same size) with the donor's crc and statistics: the donor
-    file with only its `tiles` attribute edited."""
+    """Give path the donor's data (same size) with all the donor's attributes but its tiles:
+    the donor file with only its `tiles` attribute edited."""
     with h5py.File(donor, "r") as f:
         data = f["table"][:]
-        stats = {k: f["table"].attrs[k] for k in ("checksum_crc32", "histogram", "max", "mean")}
+        stats = {k: v for k, v in f["table"].attrs.items() if k not in ("tiles", "tiles_label")}
     with h5py.File(path, "r+") as f:
         f["table"][:] = data
         for k, v in stats.items():
             f["table"].attrs[k] = v
 
 
-def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path):
-    """Same size, own checksum, `tiles` attribute edited: the goal entry gives it away (IDA* would never stop)."""
+@pytest.mark.parametrize("packed", [False, True])
+def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path, packed):
+    """Same size, own checksum, `tiles` attribute edited: refused (IDA* would never stop). A 1-byte
+    table's goal entry gives it away; a 4-bit one's goal entry is 0 for most data, its digest
+    over data and attributes does not match."""
     from click.testing import CliRunner
 
     from patterndb.catalog import build_pattern_file, pattern_path
@@ -131,13 +134,17 @@ def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path):
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     a, b = (1, 2, 3, 4), (5, 6, 7, 8)
-    build_pattern_file(frame, a, tmp_path)
-    build_pattern_file(frame, b, tmp_path)
+    build_pattern_file(frame, a, tmp_path, packed=packed)
+    build_pattern_file(frame, b, tmp_path, packed=packed)
     _swap_data(pattern_path(tmp_path, frame, a), pattern_path(tmp_path, frame, b))
-    with pytest.raises(TableError, match="goal's entry"):
+    why = "digest_crc32" if packed else "goal's entry"
+    if not packed:  # (a byte table would also fail its digest: the old files have none)
+        with h5py.File(pattern_path(tmp_path, frame, a), "r+") as f:
+            del f["table"].attrs["digest_crc32"]
+    with pytest.raises(TableError, match=why):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
     r = CliRunner().invoke(pdb, ["verify", str(pattern_path(tmp_path, frame, a))])
-    assert r.exit_code == 3 and "goal's entry" in r.stderr
+    assert r.exit_code == 3 and why in r.stderr
 
 
 def test_missing_checksum_attribute_is_one_line(table_file):
@@ -229,8 +236,10 @@ def test_mapping_a_truncated_file_is_refused(table_file):
         store.map_tables([path], [exact_expect(frame)])
 
 
-def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path):
-    """Every value doubled, crc recomputed: a solver would give too-long answers called optimal."""
+@pytest.mark.parametrize("packed", [False, True])
+def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path, packed):
+    """Every value doubled, crc (and digest) recomputed: a solver would give too-long answers
+    called optimal. The values no longer match their histogram."""
     from click.testing import CliRunner
 
     from patterndb.catalog import build_pattern_file, pattern_path
@@ -239,13 +248,15 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path):
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     for tiles in ((1, 2, 3, 4), (5, 6, 7, 8)):
-        build_pattern_file(frame, tiles, tmp_path)
+        build_pattern_file(frame, tiles, tmp_path, packed=packed)
     path = pattern_path(tmp_path, frame, (1, 2, 3, 4))
     with h5py.File(path, "r+") as f:
         data = f["table"][:]
-        data[data != 255] *= 2
+        data[data != 255] *= 2  # (packed: both nibbles of a byte doubled, the low one's carry aside)
         f["table"][:] = data
-        f["table"].attrs["checksum_crc32"] = store.checksum(data)
+        a = f["table"].attrs
+        a["checksum_crc32"] = store.checksum(data)
+        a["digest_crc32"] = store.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
     with pytest.raises(TableError, match="recorded histogram"):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
     good = pattern_path(tmp_path, frame, (5, 6, 7, 8))
@@ -281,3 +292,18 @@ def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
     assert len(builds) == 1 and paths[0] == paths[1] and paths[0].exists()
     catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)  # a deliberate rebuild (--force) still builds
     assert len(builds) == 2
+
+
+def test_verify_checks_the_name_against_the_attributes(tmp_path):
+    """The loader finds a table by its name: a table copied under another group's name is refused."""
+    from click.testing import CliRunner
+
+    from patterndb.catalog import build_pattern_file
+    from patterndb.cli import main as pdb
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    wrong = tmp_path / "pdb-3x3-b0-5-8.h5"
+    wrong.write_bytes(good.read_bytes())
+    r = CliRunner().invoke(pdb, ["verify", str(good), str(wrong)])
+    assert r.exit_code == 3 and r.stdout.startswith("OK") and "pdb-3x3-b0-1-4.h5" in r.stderr

@@ -7,7 +7,7 @@ import numpy as np
 
 from patterndb import Board
 
-from .kernels import h_full
+from .kernels import h_full, scratch_size
 
 _DUMMY_I = np.zeros(1, dtype=np.int64)
 _DUMMY_2D = np.zeros((1, 1), dtype=np.int64)
@@ -30,7 +30,7 @@ class Heuristic:
 
     def __call__(self, board: Board) -> int:
         """Value on a board of the canonical frame."""
-        G = max(self.H[7].size, 1)
+        G = scratch_size(self.H)
         tiles = board.tiles.astype(np.int64)
         return int(h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
 
@@ -46,6 +46,10 @@ def kernel_tuple(
     refl_tile: np.ndarray = _DUMMY_I,
     refl_cell: np.ndarray = _DUMMY_I,
     reflect: bool = False,
+    packed: np.ndarray = _DUMMY_I,
+    tile_inst: np.ndarray = _DUMMY_2D,
+    inst_group: np.ndarray = np.zeros(0, dtype=np.int64),
+    part_of: np.ndarray = np.zeros(0, dtype=np.int64),
 ) -> tuple:
     """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
     shape = goal.shape
@@ -60,5 +64,6 @@ def kernel_tuple(
     rowcol = np.array([np.arange(n) // shape.cols, np.arange(n) % shape.cols], dtype=np.int64)
     return (
         np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
-        group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol,
+        group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
+        tile_inst, inst_group, part_of,
     )

@@ -5,7 +5,8 @@ kernel compiles once and branches on H[0] (the kind):
 
   H = (kind, goalpos[n], md[n, n], cols, table[:], group_of[n],
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
-       refl_cell[n], reflect, rowcol[2, n])
+       refl_cell[n], reflect, rowcol[2, n], packed[G],
+       tile_inst[n, P], inst_group[I], part_of[I])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -13,7 +14,12 @@ the hot loops).
 For pattern databases, table is every group's table concatenated (group g at
 offsets[g]), indexed by the rank of the group's tile cells; with reflect,
 the state mirrored about the main diagonal is looked up too and the larger
-sum is used. For the exact kind, table is indexed by the full rank.
+sum is used. A group with packed[g] != 0 has a 4-bit table (patterndb.nibbles):
+its value is the group's Manhattan distance, summed while ranking, plus twice
+the stored nibble. For the exact kind, table is indexed by the full rank.
+A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
+tables: instance i is group inst_group[i] counted in partition part_of[i],
+and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
 Unused fields hold one-element dummies.
 """
 from __future__ import annotations
@@ -24,22 +30,32 @@ from numba import njit
 from patterndb.bits import popcount
 from patterndb.ranking import rank
 
-BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB = range(6)
+BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
+
+
+@njit(cache=True, inline="always")
+def scratch_size(H):
+    """Slots h_full needs in each of greg and gref: one per group, or per catalogue instance."""
+    return max(H[7].size, H[15].size, 1)
 
 
 @njit(cache=True, inline="always")
 def group_value(pos, H, g, reflected):
     """Table entry of group g for the state (or its diagonal mirror)."""
-    group_tiles, group_k, offsets, refl_tile, refl_cell = H[6], H[7], H[8], H[9], H[10]
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell = H[2], H[6], H[7], H[8], H[9], H[10]
     n = pos.size
     used = np.uint64(0)
     r = 0
+    m = 0
     for i in range(group_k[g]):
         t = group_tiles[g, i]
         p = refl_cell[pos[refl_tile[t]]] if reflected else pos[t]
         below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
         r = r * (n - i) + (p - below)
         used |= np.uint64(1) << np.uint64(p)
+        m += md[t, p]
+    if H[13][g]:
+        return m + 2 * ((np.int64(H[4][offsets[g] + (r >> 1)]) >> (4 * (r & 1))) & 15)
     return np.int64(H[4][offsets[g] + r])
 
 
@@ -134,6 +150,17 @@ def h_full(board, pos, H, greg, gref):
         return linear_conflict(board, H)
     if kind == EXACT:
         return np.int64(H[4][rank(pos, n, n)])
+    if kind == PDB_MAX:  # greg/gref: per instance
+        inst_group, part_of = H[15], H[16]
+        P = H[14].shape[1]
+        sums = np.zeros(2 * P, dtype=np.int64)
+        for i in range(inst_group.size):
+            greg[i] = group_value(pos, H, inst_group[i], False)
+            sums[part_of[i]] += greg[i]
+            if H[11]:
+                gref[i] = group_value(pos, H, inst_group[i], True)
+                sums[P + part_of[i]] += gref[i]
+        return sums.max()
     hr = 0
     hf = 0
     for g in range(H[7].size):
@@ -178,7 +205,7 @@ def h_many(boards, H):
     m, n = boards.shape
     out = np.empty(m, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    G = max(H[7].size, 1)
+    G = scratch_size(H)
     greg = np.zeros(G, dtype=np.int64)
     gref = np.zeros(G, dtype=np.int64)
     for i in range(m):

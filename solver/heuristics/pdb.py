@@ -5,7 +5,9 @@ where mapping is not possible), group g at offsets[g]. On square boards whose
 goal is symmetric about the main diagonal (blank in a diagonal corner, e.g.
 blank-first), the mirrored state is looked up too and the larger sum is used
 (Korf & Felner 2002). Both sums are admissible, not consistent (a table keeps
-the minimum over blank regions).
+the minimum over blank regions). A catalogue is the maximum over several
+partitions' sums (each with its mirror), each table mapped once however many
+partitions share it (search/idastar_max.py).
 """
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ import numpy as np
 
 from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
+from patterndb.patterns import Partition, catalog_groups
+from patterndb.store import is_packed
 
 from .base import Heuristic, kernel_tuple
-from .kernels import PDB
+from .kernels import PDB, PDB_MAX
 
 
 def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -39,24 +43,26 @@ _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their file
 _LOADED_MAX = 8
 
 
-def pdb(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
-    """The additive heuristic of the group tables in paths (validated against frame).
+def pdb(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
+    """The additive heuristic of one partition's group tables, or the maximum over several
+    partitions (a catalogue); paths: the table of each of catalog_groups(parts), in order.
 
     Kept for the rest of the process, keyed by the files' paths, sizes, mtimes and
     inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or changed
     file is loaded (and checked) afresh."""
     stats = [Path(p).stat() for p in paths]
-    key = (frame.key, groups, tuple(str(Path(p).absolute()) for p in paths),
+    key = (frame.key, parts, tuple(str(Path(p).absolute()) for p in paths),
            tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats), name, reflect)
     if key not in _loaded:
         if len(_loaded) >= _LOADED_MAX:
             _loaded.pop(next(iter(_loaded)))
-        _loaded[key] = _load(frame, groups, paths, name, reflect)
+        _loaded[key] = _load(frame, parts, paths, name, reflect)
     return _loaded[key]
 
 
-def _load(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], name: str, reflect: bool) -> Heuristic:
+def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool) -> Heuristic:
     n = frame.shape.n
+    groups = catalog_groups(parts)
     table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
     fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
     kmax = max(len(g) for g in groups)
@@ -67,16 +73,25 @@ def _load(frame: Frame, groups: tuple[tuple[int, ...], ...], paths: list[Path], 
         group_of[list(g)] = i
     refl = reflection(frame) if reflect else None
     refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
+    catalogue = {}
+    if len(parts) > 1:  # instance i: group inst_group[i] in partition part_of[i]
+        inst = [(p, groups.index(g)) for p, part in enumerate(parts) for g in part]
+        tile_inst = np.full((n, len(parts)), -1, dtype=np.int64)
+        for i, (p, g) in enumerate(inst):
+            tile_inst[list(groups[g]), p] = i
+        catalogue = {"tile_inst": tile_inst, "inst_group": np.array([g for _, g in inst], dtype=np.int64),
+                     "part_of": np.array([p for p, _ in inst], dtype=np.int64)}
     H = kernel_tuple(
-        PDB, frame.canonical_goal, table=table, group_of=group_of, group_tiles=group_tiles,
-        group_k=np.array([len(g) for g in groups], dtype=np.int64), offsets=offsets,
+        PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
+        group_tiles=group_tiles, group_k=np.array([len(g) for g in groups], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
+        packed=np.array([is_packed(a) for a in attrs], dtype=np.int64), **catalogue,
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
 
 
-def cached(frame: Frame, groups: tuple[tuple[int, ...], ...], data_dir: Path) -> list[Path] | None:
+def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None:
     """The table files of every group, or None if any is missing."""
     paths = [pattern_path(data_dir, frame, g) for g in groups]
     return paths if all(p.exists() for p in paths) else None

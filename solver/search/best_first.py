@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from ..heuristics.kernels import h_full
+from ..heuristics.kernels import h_full, scratch_size
 
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
 _KEY = types.UniTuple(types.int64, 2)
@@ -43,8 +43,8 @@ def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
     gs = np.empty(cap, dtype=np.int64)
     closed = np.zeros(cap, dtype=np.bool_)
     index = Dict.empty(key_type=_KEY, value_type=types.int64)
-    greg = np.zeros(max(H[7].size, 1), dtype=np.int64)
-    gref = np.zeros(max(H[7].size, 1), dtype=np.int64)
+    greg = np.zeros(scratch_size(H), dtype=np.int64)
+    gref = np.zeros(scratch_size(H), dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
     board = board0.copy()
     for c in range(n):

@@ -26,7 +26,7 @@ import numpy as np
 
 from patterndb.movefsm import MoveMachine
 
-from ..heuristics.kernels import h_full
+from ..heuristics.kernels import h_full, scratch_size
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, solution_parity
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS, frontier, search_subtrees
 
@@ -129,7 +129,7 @@ class Problem:
     def root_bound(self) -> tuple[int, int]:
         """(first bound, parity of every solution length)."""
         pos = np.argsort(self.tiles).astype(np.int64)
-        G = max(self.H[7].size, 1)
+        G = scratch_size(self.H)
         h0 = int(h_full(self.tiles, pos, self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
         parity = int(solution_parity(int(pos[0]), self.goal, self.H[3]))
         return int(next_bound(h0, parity)), parity

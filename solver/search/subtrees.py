@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..heuristics.kernels import PDB, h_full
+from ..heuristics.kernels import PDB, PDB_MAX, h_full, scratch_size
 from .idastar import dfs_generic
+from .idastar_max import dfs_max
 from .idastar_pdb import dfs_pdb
 from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
 
@@ -87,6 +88,17 @@ def frontier(fsm, nbrs, state0, blank, target):
 def _node_f(board, pos, H, depth, bound, greg, gref):
     """f of a node as the DFS kernels compute it when they generate it (for
     PDBs the mirrored sum only when the regular one does not prune)."""
+    if H[0] == PDB_MAX:  # regular maxima first, the mirror only when they do not prune
+        h_full(board, pos, H, greg, gref)
+        P = H[14].shape[1]
+        sums = np.zeros(2 * P, dtype=np.int64)
+        for i in range(H[15].size):
+            sums[H[16][i]] += greg[i]
+            sums[P + H[16][i]] += gref[i]
+        f = depth + sums[:P].max()
+        if f <= bound and H[11]:
+            f = max(f, depth + sums[P:].max())
+        return f
     if H[0] != PDB:
         return depth + h_full(board, pos, H, greg, gref)
     h_full(board, pos, H, greg, gref)
@@ -109,7 +121,7 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
     w = paths.shape[1]
     board = np.empty(n, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    G = max(H[7].size, 1)
+    G = scratch_size(H)
     greg = np.zeros(G, dtype=np.int64)
     gref = np.zeros(G, dtype=np.int64)
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
@@ -158,7 +170,9 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
                 expanded += 1
         if status == EXHAUSTED:
             left = max(1, left - expanded) if budget > 0 else 0
-            if H[0] == PDB:
+            if H[0] == PDB_MAX:
+                status, goal_depth, e, g, nxt = dfs_max(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
+            elif H[0] == PDB:
                 status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             else:
                 status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)

@@ -1,0 +1,130 @@
+"""One IDA* iteration below a subtree root for a catalogue: the maximum over several
+additive partitions (each with its diagonal mirror where the goal allows).
+
+Like idastar_pdb, but every partition keeps its own sums. Each (partition,
+group) pair is an instance with its own current value; a move changes one
+instance per partition (the moved tile's group there), so a node costs one
+lookup per partition, and a second per partition for the mirror when the
+regular maximum does not already prune the child. Tables shared by two
+partitions are stored once (instances point at the same table). Same
+contract as idastar.dfs_generic.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..heuristics.kernels import group_value, h_full
+from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
+
+
+@njit(cache=True, nogil=True)
+def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
+    """Same contract as idastar.dfs_generic, for H of kind PDB_MAX."""
+    board = board_in.copy()
+    pos = pos_in.copy()
+    cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+    cells[: d0 + 1] = path[: d0 + 1]
+    refl_tile, reflect, tile_inst, inst_group = H[9], H[11], H[14], H[15]
+    P = tile_inst.shape[1]
+    I = inst_group.size
+    ival = np.empty(I, dtype=np.int64)  # regular value of each instance
+    fval = np.empty(I, dtype=np.int64)  # mirrored value
+    h_full(board, pos, H, ival, fval)
+    hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sums
+    hf = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)
+    part_of = H[16]
+    for i in range(I):
+        hr[d0, part_of[i]] += ival[i]
+        hf[d0, part_of[i]] += fval[i]
+    saved = np.empty((MAX_DEPTH + 1, P, 2), dtype=np.int64)  # old regular / mirrored instance values
+    nr = np.empty(P, dtype=np.int64)  # the child's new instance values
+    nf = np.empty(P, dtype=np.int64)
+    states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+    states[d0] = state0
+    nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+    nxt = NO_BOUND
+    expanded = 0
+    generated = 0
+    look = next_look(0, budget)
+    depth = d0
+    nextdir[d0] = 0
+    while depth >= d0:
+        d = nextdir[depth]
+        b = cells[depth]
+        if d == 4:
+            if depth > d0:
+                prev = cells[depth - 1]
+                t = board[prev]
+                slide(board, pos, t, prev, b)
+                u = refl_tile[t] if reflect else 0
+                for p in range(P):
+                    i = tile_inst[t, p]
+                    if i >= 0:
+                        ival[i] = saved[depth, p, 0]
+                    if reflect:
+                        i = tile_inst[u, p]
+                        if i >= 0:
+                            fval[i] = saved[depth, p, 1]
+            depth -= 1
+            continue
+        nextdir[depth] = d + 1
+        s = fsm[states[depth], d]
+        if s < 0:
+            continue
+        c = nbrs[b, d]
+        t = board[c]
+        slide(board, pos, t, c, b)
+        generated += 1
+        best = 0
+        for p in range(P):
+            h = hr[depth, p]
+            i = tile_inst[t, p]
+            if i >= 0:
+                nr[p] = group_value(pos, H, inst_group[i], False)
+                h += nr[p] - ival[i]
+            hr[depth + 1, p] = h
+            best = max(best, h)
+        f = depth + 1 + best
+        if f <= bound and reflect:
+            u = refl_tile[t]
+            for p in range(P):
+                h = hf[depth, p]
+                i = tile_inst[u, p]
+                if i >= 0:
+                    nf[p] = group_value(pos, H, inst_group[i], True)
+                    h += nf[p] - fval[i]
+                hf[depth + 1, p] = h
+                best = max(best, h)
+            f = depth + 1 + best
+        if f > bound or depth + 1 >= MAX_DEPTH:
+            if f < nxt:
+                nxt = f
+            slide(board, pos, t, b, c)
+            continue
+        depth += 1
+        cells[depth] = c
+        states[depth] = s
+        nextdir[depth] = 0
+        u = refl_tile[t] if reflect else 0
+        for p in range(P):
+            i = tile_inst[t, p]
+            if i >= 0:
+                saved[depth, p, 0] = ival[i]
+                ival[i] = nr[p]
+            if reflect:
+                i = tile_inst[u, p]
+                if i >= 0:
+                    saved[depth, p, 1] = fval[i]
+                    fval[i] = nf[p]
+        if best == 0 and np.array_equal(board, goal):
+            path[: depth + 1] = cells[: depth + 1]
+            return FOUND, depth, expanded, generated, nxt
+        expanded += 1
+        if expanded >= look:
+            if stop[0] != 0:
+                return STOPPED, -1, expanded, generated, nxt
+            if budget > 0 and expanded >= budget:
+                return LIMIT, -1, expanded, generated, nxt
+            look = next_look(expanded, budget)
+    return EXHAUSTED, -1, expanded, generated, nxt

@@ -1,0 +1,83 @@
+"""Catalogues: the maximum over several additive partitions."""
+import numpy as np
+import pytest
+
+from patterndb import Frame, PatternError, Shape, make_goal, random_board
+from patterndb.catalog import build_pattern_file
+from patterndb.patterns import catalog_groups, parse_catalog, parse_partition
+from solver import solve
+from solver.api import Options, make_plan, prepare
+from solver.heuristics.kernels import h_many
+from solver.search import Driver, StopFlag, ThreadBackend
+
+from . import naive
+from .conftest import all_8puzzle_states
+from .test_parallel import counts, problem
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+CAT3 = "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
+
+
+def test_spec_parsing():
+    f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    parts = parse_catalog("5-5-5+1-5/6-10/11-15", f)
+    assert parts == (parse_partition("5-5-5", f), ((1, 2, 3, 4, 5), (6, 7, 8, 9, 10), (11, 12, 13, 14, 15)))
+    assert len(catalog_groups(parts)) == 6
+    assert catalog_groups((parts[0], parts[0][:1])) == parts[0]  # a shared table once
+    with pytest.raises(PatternError, match="twice"):
+        parse_catalog("5-5-5+5-5-5", f)
+
+
+def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_path):
+    """On all 181,440 8-puzzle states: the catalogue's value is the largest of its partitions'
+    values (each with its mirror), and never above the exact distance."""
+    frame, boards, exact = all_8puzzle_states(data_dir)
+    for part in parse_catalog(CAT3, frame):
+        for g in part:
+            build_pattern_file(frame, g, tmp_path)
+    _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
+    h = make_plan(fr, Options(algorithm="idastar", pattern=CAT3, data_dir=tmp_path)).heuristic
+    singles = [make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=tmp_path)).heuristic
+               for p in CAT3.split("+")]
+    got = h_many(boards, h.H)
+    want = np.max([h_many(boards, s.H) for s in singles], axis=0)
+    assert np.array_equal(got, want)
+    assert (got <= exact).all() and (got > want.min()).any()
+    assert (np.array([h_many(boards, s.H) for s in singles]) < got).any()  # no one partition is the max everywhere
+
+
+def test_kernel_counts_equal_a_plain_search_with_the_same_heuristic(data_dir, tmp_path, rng):
+    """The incremental catalogue kernel against plain recursive IDA* evaluating h from scratch."""
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    for part in parse_catalog(CAT3, frame):
+        for g in part:
+            build_pattern_file(frame, g, tmp_path)
+    goal = make_goal(Shape(3, 3), "blank-first")
+    gt = tuple(goal.tiles.tolist())
+    for _ in range(6):
+        b = random_board(Shape(3, 3), goal, rng)
+        p, plan = problem(str(b), pattern=CAT3, data_dir=tmp_path, prune=2)
+        h = plan.heuristic
+        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3,
+                                    lambda s: h(type(b)(b.shape, np.array(s))))
+        for split in (0, 10**12):
+            out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
+            assert len(out.path) - 1 == length
+            assert counts(out) == its
+
+
+def test_catalogue_on_15_puzzles(pdb_dir):
+    """5-5-5 + a row partition: optimal, and never more nodes than 5-5-5 alone."""
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    spec = "5-5-5+1-5/6-10/11-15"
+    for g in parse_catalog(spec, frame)[1]:
+        build_pattern_file(frame, g, pdb_dir)
+    fewer = 0
+    for row in KORF[:8]:
+        board = " ".join(row[:16])
+        one = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1)
+        cat = solve(board, "blank-first", pattern=spec, data_dir=pdb_dir, jobs=2)
+        assert cat.length == one.length == int(row[16]) and cat.optimal
+        assert cat.nodes_expanded <= one.nodes_expanded * 1.01 + 100
+        fewer += cat.nodes_expanded < one.nodes_expanded
+    assert fewer >= 6
