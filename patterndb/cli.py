@@ -20,7 +20,7 @@ from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resol
 from .datadir import resolve_data_dir
 from .errors import TableError
 from .frame import Frame
-from .machines import KIND, is_machine_file, machine_attrs, verify_machine
+from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from .patterns import catalog_groups, group_label, named_partitions, parse_catalog
 from .ranking import num_placements
 from .store import is_packed, read_attrs, temporaries
@@ -59,6 +59,10 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
         _build_patterns(frame, groups, ddir, force, quiet)
+        depth = default_depth(shape)
+        if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
+            load_or_build(shape, depth, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
+            click.echo(str(machine_path(ddir, shape, depth)))
         return
     path = exact_path(ddir, frame)
     if not force and _cached(path, exact_expect(frame), quiet):

@@ -16,8 +16,9 @@ import sys
 import time
 import weakref
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import h5py
 import numpy as np
@@ -50,13 +51,27 @@ def digest(data_crc: int, attrs: dict[str, Any]) -> int:
     return zlib.crc32(text.encode(), data_crc) & 0xFFFFFFFF
 
 
-def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
-    """Write data with its attributes to path atomically."""
+@contextmanager
+def atomic(path: Path) -> Iterator[Path]:
+    """A temporary name beside path, to write to; flushed to disk and renamed onto path when
+    the block ends without an error, removed otherwise: path is never half-written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(path)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
     try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
+    """Write data with its attributes to path atomically."""
+    with atomic(path) as tmp:
         with h5py.File(tmp, "w") as f:
             ds = f.create_dataset(DATASET, data=data)
             for k, v in attrs.items():
@@ -67,12 +82,6 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
             ds.attrs["checksum_crc32"] = checksum(data)
             ds.attrs["digest_crc32"] = digest(int(ds.attrs["checksum_crc32"]), {k: ds.attrs[k] for k in ds.attrs})
             ds.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def temporaries(data_dir: Path, pattern: str = "*") -> list[tuple[Path, int, bool]]:

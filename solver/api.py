@@ -23,8 +23,7 @@ from patterndb import Board, BoardError, Frame, TableError, make_goal, parse_boa
 from patterndb.board import check_solvable
 from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
-from patterndb.geometry import Shape
-from patterndb.machines import DEPTH_MAX, load_or_build
+from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
 from patterndb.patterns import catalog_groups, group_label, named_partitions, parse_catalog, parse_partition
 from patterndb.store import check_attrs, read_attrs
@@ -40,7 +39,6 @@ from .solution import NodeLimitReached, SearchStopped, Solution
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 DEFAULT_MAX_NODES = 20_000_000
-PRUNE_DEPTH = {(4, 4): 14, (5, 5): 14}  # measured; other shapes: only the undo
 
 Log = Callable[[str], None]
 
@@ -208,16 +206,11 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
         h = choose_heuristic(opts, frame, ddir, log)
     if algorithm == "wastar" and not opts.weight >= 1.0:
         raise BoardError(f"--weight must be >= 1, got {opts.weight}")
-    depth = default_prune(frame.shape) if opts.prune is None else opts.prune
+    depth = default_depth(frame.shape) if opts.prune is None else opts.prune
     if not 2 <= depth <= DEPTH_MAX:
         raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     machine = load_or_build(frame.shape, depth if algorithm == "idastar" else 2, ddir, log)
     return Plan(frame, algorithm, h, opts, machine)
-
-
-def default_prune(shape: Shape) -> int:
-    """The move-pruning depth IDA* uses unless told (see scripts/bench_pruning.py)."""
-    return PRUNE_DEPTH.get((shape.rows, shape.cols), 2)
 
 
 def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:

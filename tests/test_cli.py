@@ -269,3 +269,21 @@ def test_list_shows_leftovers_and_clean_removes_only_dead_ones(tmp_path):
     assert r.exit_code == 0 and not dead.exists() and alive.exists()
     info = json.loads(CliRunner().invoke(pdb, ["info", "--json", rows[0]["file"]]).stdout)
     assert info["kind"] == "exact" and info["rows"] == 3 and isinstance(info["histogram"], list)
+
+
+def test_pdb_build_also_builds_the_move_pruning_machine(tmp_path):
+    """A 4x4 build leaves the search's move-pruning machine beside the tables, so the first
+    solve does not build it; pdb list, info and verify know the file."""
+    args = ["build", "--size", "4", "--goal", "blank-first", "--pattern", "1,2,3/4,5,6", "--data-dir", str(tmp_path)]
+    r = CliRunner().invoke(pdb, args)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split()[-1].endswith("moves-4x4-d14.h5") and "move-pruning machine" in r.stderr
+    r = CliRunner().invoke(solver, ["solve", "1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15", "--goal", "blank-first",
+                                    "--pattern", "1,2,3/4,5,6", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "move-pruning" not in r.stderr, r.output
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert "move pruning, depth 14" in r.stdout
+    r = CliRunner().invoke(pdb, ["verify", str(tmp_path / "moves-4x4-d14.h5")])
+    assert r.exit_code == 0 and "45,161 states" in r.stdout
+    r = CliRunner().invoke(pdb, ["info", str(tmp_path / "moves-4x4-d14.h5")])
+    assert "kind: move-fsm" in r.stdout and "depth: 14" in r.stdout

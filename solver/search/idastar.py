@@ -23,6 +23,8 @@ from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_l
 def dfs_generic(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
     """Search below path[d0] (path[0..d0]: the blank from the root) up to f <= bound.
 
+    fsm is the move-pruning machine's transition table (patterndb.movefsm) and
+    state0 its state at path[d0]: a move is tried only where fsm allows it.
     Returns (status, depth of the goal or -1, expanded, generated, next f).
     The subtree root itself is not counted. status: FOUND (path[0..depth]
     is the solution), EXHAUSTED, LIMIT (budget > 0 expansions made), STOPPED

@@ -3,9 +3,9 @@ additive partitions (each with its diagonal mirror where the goal allows).
 
 Like idastar_pdb, but every partition keeps its own sums. Each (partition,
 group) pair is an instance with its own current value; a move changes one
-instance per partition (the moved tile's group there), so a node costs one
-lookup per partition, and a second per partition for the mirror when the
-regular maximum does not already prune the child. Tables shared by two
+instance per partition (the moved tile's group there), so a node costs a
+lookup per partition and one for its mirror, taken in order until one of
+them prunes the child (put the strongest partition first). Tables shared by two
 partitions are stored once (instances point at the same table). Same
 contract as idastar.dfs_generic.
 """
@@ -16,6 +16,16 @@ from numba import njit
 
 from ..heuristics.kernels import group_value, h_full
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
+
+
+@njit(cache=True, inline="always")
+def _moved(pos, H, i, p, sums, vals, new, mirrored):
+    """Partition p's sum after a move that changed instance i (-1: none of p's tiles
+    moved); the instance's new value goes to new[p]."""
+    if i < 0:
+        return sums[p]
+    new[p] = group_value(pos, H, H[15][i], mirrored)
+    return sums[p] + new[p] - vals[i]
 
 
 @njit(cache=True, nogil=True)
@@ -76,27 +86,19 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         t = board[c]
         slide(board, pos, t, c, b)
         generated += 1
+        # Partitions in order, each with its mirror, until one prunes the child (unless
+        # the child may set the next bound: that takes the whole maximum).
+        u = refl_tile[t] if reflect else 0
         best = 0
         for p in range(P):
-            h = hr[depth, p]
-            i = tile_inst[t, p]
-            if i >= 0:
-                nr[p] = group_value(pos, H, inst_group[i], False)
-                h += nr[p] - ival[i]
-            hr[depth + 1, p] = h
-            best = max(best, h)
+            hr[depth + 1, p] = _moved(pos, H, tile_inst[t, p], p, hr[depth], ival, nr, False)
+            best = max(best, hr[depth + 1, p])
+            if reflect:
+                hf[depth + 1, p] = _moved(pos, H, tile_inst[u, p], p, hf[depth], fval, nf, True)
+                best = max(best, hf[depth + 1, p])
+            if bound < depth + 1 + best >= nxt:  # pruned, and cannot lower the next bound
+                break
         f = depth + 1 + best
-        if f <= bound and reflect:
-            u = refl_tile[t]
-            for p in range(P):
-                h = hf[depth, p]
-                i = tile_inst[u, p]
-                if i >= 0:
-                    nf[p] = group_value(pos, H, inst_group[i], True)
-                    h += nf[p] - fval[i]
-                hf[depth + 1, p] = h
-                best = max(best, h)
-            f = depth + 1 + best
         if f > bound or depth + 1 >= MAX_DEPTH:
             if f < nxt:
                 nxt = f
@@ -106,7 +108,6 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         cells[depth] = c
         states[depth] = s
         nextdir[depth] = 0
-        u = refl_tile[t] if reflect else 0
         for p in range(P):
             i = tile_inst[t, p]
             if i >= 0:

@@ -87,19 +87,8 @@ def frontier(fsm, nbrs, state0, blank, target):
 @njit(cache=True, inline="always")
 def _node_f(board, pos, H, depth, bound, greg, gref):
     """f of a node as the DFS kernels compute it when they generate it (for
-    PDBs the mirrored sum only when the regular one does not prune)."""
-    if H[0] == PDB_MAX:  # regular maxima first, the mirror only when they do not prune
-        h_full(board, pos, H, greg, gref)
-        P = H[14].shape[1]
-        sums = np.zeros(2 * P, dtype=np.int64)
-        for i in range(H[15].size):
-            sums[H[16][i]] += greg[i]
-            sums[P + H[16][i]] += gref[i]
-        f = depth + sums[:P].max()
-        if f <= bound and H[11]:
-            f = max(f, depth + sums[P:].max())
-        return f
-    if H[0] != PDB:
+    a partition's PDBs the mirrored sum only when the regular one does not prune)."""
+    if H[0] != PDB:  # (a catalogue: the whole maximum, as its kernel takes for the next bound)
         return depth + h_full(board, pos, H, greg, gref)
     h_full(board, pos, H, greg, gref)
     f = depth + greg.sum()
