@@ -52,16 +52,16 @@ def check_writable(data_dir: Path, needed: int, what: str) -> None:
     so a long build never ends in a traceback with its work thrown away."""
     data_dir = Path(data_dir)
     if data_dir.exists() and not data_dir.is_dir():
-        raise TableError(f"cannot build {what}: {data_dir} is not a directory")
+        raise TableError(f"cannot write {what}: {data_dir} is not a directory")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=data_dir):  # a unique name: builds in two threads do not collide
             pass
     except OSError as e:
-        raise TableError(f"cannot build {what}: cannot write to {data_dir} ({e.strerror or e})") from None
+        raise TableError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
     free = shutil.disk_usage(data_dir).free
     if needed + (16 << 20) > free:
-        raise TableError(f"cannot build {what}: it needs {needed / 2**20:,.0f} MiB on disk, "
+        raise TableError(f"cannot write {what}: it needs {needed / 2**20:,.0f} MiB on disk, "
                          f"{data_dir} has {free / 2**20:,.0f} MiB free")
 
 
@@ -278,6 +278,7 @@ def pack_pattern_file(path: Path) -> bool:
     attrs = read_attrs(path)
     if is_packed(attrs) or attrs.get("kind") != "pdb":
         return False
+    check_writable(Path(path).parent, stored_size(attrs) // 2, f"the 4-bit form of {path}")
     table, attrs = load_checked(path, {}, verify="always")
     keep = {k: v for k, v in attrs.items() if not k.startswith("_") and k not in
             ("format_version", "entries", "checksum_crc32", "created", "encoding")}
