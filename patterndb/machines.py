@@ -78,13 +78,18 @@ def is_machine_file(path: Path) -> bool:
     return Path(path).name.startswith("moves-")
 
 
+def _attrs(f) -> dict:
+    """An open file's attributes as plain Python values."""
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in f.attrs.items()}
+
+
 def machine_attrs(path: Path) -> dict:
     """The file's attributes (TableError if it is not a readable machine file)."""
     import h5py
 
     try:
         with h5py.File(path, "r") as f:
-            a = {k: v.item() if isinstance(v, np.generic) else v for k, v in f.attrs.items()}
+            a = _attrs(f)
     except Exception as e:
         raise TableError(f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})") from None
     if a.get("kind") != KIND:
@@ -104,7 +109,7 @@ def read_machine(path: Path, shape: Shape, depth: int) -> MoveMachine:
 
     try:
         with h5py.File(path, "r") as f:
-            a = {k: v.item() if isinstance(v, np.generic) else v for k, v in f.attrs.items()}
+            a = _attrs(f)
             transitions = f["transitions"][()]
             start = f["start"][()]
     except Exception as e:  # h5py raises OSError/KeyError/... for damaged files

@@ -29,6 +29,16 @@ def goal_md(cols: int, goal_cells: np.ndarray, n: int) -> np.ndarray:
                     dtype=np.int64)
 
 
+@njit(cache=True, inline="always")
+def _placement_md(r, k, n, md, pos):
+    """The Manhattan distance of the group's tiles in the placement of rank r (pos: scratch)."""
+    unrank(r, k, n, pos)
+    m = 0
+    for i in range(k):
+        m += md[i, pos[i]]
+    return m
+
+
 @njit(cache=True, parallel=True)
 def _pack(table, k, n, md, out):
     """Pack table into out; returns the number of entries that do not fit (then out is unusable)."""
@@ -41,11 +51,7 @@ def _pack(table, k, n, md, out):
         pos = np.empty(k, dtype=np.int64)
         for r in range(b * per, min(size, (b + 1) * per)):
             h = np.int64(table[r])
-            unrank(r, k, n, pos)
-            m = 0
-            for i in range(k):
-                m += md[i, pos[i]]
-            v = h - m
+            v = h - _placement_md(r, k, n, md, pos)
             if h == UNREACHED or v < 0 or v & 1 or v > 30:
                 bad[b] += 1
                 continue
@@ -68,11 +74,7 @@ def unpack(packed, entries, k, n, md):
     for b in prange(blocks):
         pos = np.empty(k, dtype=np.int64)
         for r in range(b * per, min(entries, (b + 1) * per)):
-            unrank(r, k, n, pos)
-            m = 0
-            for i in range(k):
-                m += md[i, pos[i]]
-            out[r] = m + 2 * ((np.int64(packed[r >> 1]) >> (4 * (r & 1))) & 15)
+            out[r] = _placement_md(r, k, n, md, pos) + 2 * ((np.int64(packed[r >> 1]) >> (4 * (r & 1))) & 15)
     return out
 
 

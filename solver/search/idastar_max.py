@@ -39,7 +39,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     P = tile_inst.shape[1]
     I = inst_group.size
     ival = np.empty(I, dtype=np.int64)  # regular value of each instance
-    fval = np.empty(I, dtype=np.int64)  # mirrored value
+    fval = np.zeros(I, dtype=np.int64)  # mirrored value (stays 0 without a mirror)
     h_full(board, pos, H, ival, fval)
     hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sums
     hf = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)
