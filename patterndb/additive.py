@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
-from numba import njit, prange
+
+from .jit import njit, prange
 
 from .bits import lowest_bit, nth_bit, popcount
 from .exact import UNREACHED
@@ -242,6 +242,8 @@ def build_pattern(
     while True:
         if k > 1:
             # Blocks differ in work per level: hand them out one at a time.
+            import numba
+
             old = numba.set_parallel_chunksize(1)
             _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
             new, frontier = (int(v) for v in out.sum(axis=0))

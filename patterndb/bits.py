@@ -4,8 +4,7 @@ Ranking partial permutations needs "how many used cells lie below cell p",
 which is a popcount on a mask; flood fills need the lowest set bit.
 """
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from .jit import intrinsic, njit, types
 
 
 @intrinsic

@@ -12,7 +12,7 @@ import math
 import time
 
 import numpy as np
-from numba import njit, prange
+from .jit import njit, prange
 
 from .errors import BoardError
 from .frame import Frame

@@ -12,7 +12,7 @@ memory and half the page-cache traffic, the same values.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from .jit import njit, prange
 
 from .exact import UNREACHED
 from .ranking import unrank

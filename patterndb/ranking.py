@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .bits import nth_bit, popcount
 

@@ -5,6 +5,7 @@ threads. Rounds alternate between the cases; medians are printed with the range.
 
     python scripts/bench_whole.py --rounds 5
     python scripts/bench_whole.py --rounds 5 --pattern 5-5-5
+    python scripts/bench_whole.py --rounds 5 --jit     # each case also with PATTERNDB_AOT=off
 
 Fails (exit 1) if a run fails or a batch misses an expected length. Builds nothing:
 the tables of --pattern must be cached (it says which `pdb build` to run).
@@ -23,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 KORF1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
 
 
-def run(cmd: list[str]) -> tuple[float, float, float]:
+def run(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
     """(wall s, user+sys s, peak RSS MB) of one child process (its own rusage, by wait4)."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -40,6 +41,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pattern", default="7-8")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--jit", action="store_true",
+                    help="also run every case with numba's JIT kernels (PATTERNDB_AOT=off), alternating")
     args = ap.parse_args()
     solver = [sys.executable, "-m", "solver.cli"] if not (Path(sys.executable).parent / "solver").exists() \
         else [str(Path(sys.executable).parent / "solver")]
@@ -54,15 +57,21 @@ def main() -> int:
         "Korf's 100, -j 1": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "1"],
         "Korf's 100, -j 2": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "2"],
     }
-    results: dict[str, list[tuple[float, float, float]]] = {k: [] for k in cases}
+    kernels = subprocess.run([*solver, "compile", "--check"], capture_output=True, text=True).stdout.split()[0]
+    envs = {"": None}
+    if args.jit:
+        envs = {f" [{kernels}]": None, " [jit]": {**os.environ, "PATTERNDB_AOT": "off"}}
+    results: dict[str, list[tuple[float, float, float]]] = {k + e: [] for k in cases for e in envs}
     for _ in range(args.rounds):
         for name, cmd in cases.items():
-            results[name].append(run(cmd))
-    print(f"{'case':18} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
+            for tag, env in envs.items():
+                results[name + tag].append(run(cmd, env))
+    print(f"kernels: {kernels}")
+    print(f"{'case':24} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
           f"pattern {args.pattern}, {os.cpu_count()} cores)")
     for name, rs in results.items():
         walls, cpus = [r[0] for r in rs], [r[1] for r in rs]
-        print(f"{name:18} {statistics.median(walls):8.3f} ({min(walls):.3f}-{max(walls):.3f})"
+        print(f"{name:24} {statistics.median(walls):8.3f} ({min(walls):.3f}-{max(walls):.3f})"
               f"{statistics.median(cpus):12.3f} ({min(cpus):.3f}-{max(cpus):.3f}) {max(r[2] for r in rs):8.0f}")
     return 0
 

@@ -1,4 +1,4 @@
-"""The `solver` command: solve, distance, scramble, random."""
+"""The `solver` command: solve, distance, scramble, random, compile."""
 from __future__ import annotations
 
 import os
@@ -304,6 +304,31 @@ def random_cmd(size, rows, cols, goal, seed) -> None:
     shape = resolve_shape(size, rows, cols)
     goal_board = make_goal(shape, goal)
     click.echo(str(random_board(shape, goal_board, np.random.default_rng(seed))))
+
+
+@main.command("compile")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the extension (default: $PATTERNDB_AOT, else the package's __pycache__, "
+                   "else ~/.cache/patterndb/aot).")
+@click.option("--check", is_flag=True, help="Only say which kernels solve would use; exit 3 if not compiled ones.")
+def compile_cmd(directory, check) -> None:
+    """Compile the IDA* kernels ahead of time (about 15 s; scripts/setup.sh runs it).
+
+    solve then starts without importing numba: about 0.4 s less per command.
+    Without it, or once the code changed, solve uses the same kernels through
+    numba's JIT (same answers and node counts, slower start)."""
+    from .search import aot
+
+    if check:
+        aot.kernels()
+        click.echo(aot.origin)
+        sys.exit(0 if aot.origin.startswith("aot") else 3)
+    started = time.perf_counter()
+    try:
+        path = aot.build(directory)
+    except Exception as e:  # no C compiler, no numba.pycc, an unwritable directory: one line, exit 3
+        raise UserError(f"cannot compile the kernels ({type(e).__name__}): {e}", 3) from None
+    click.echo(f"compiled {path} in {time.perf_counter() - started:.1f} s")
 
 
 if __name__ == "__main__":

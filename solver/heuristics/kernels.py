@@ -25,7 +25,7 @@ Unused fields hold one-element dummies.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank

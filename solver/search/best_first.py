@@ -11,13 +11,20 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from patterndb.jit import defer, njit, types
 
 from ..heuristics.kernels import h_full, scratch_size
 
 FOUND, EXHAUSTED, LIMIT = 0, 1, 2
-_KEY = types.UniTuple(types.int64, 2)
+
+
+def _typed_dict():
+    from numba.typed import Dict
+
+    return Dict
+
+_KEY = defer(lambda: types.UniTuple(types.int64, 2))
+Dict = defer(_typed_dict)
 
 
 @njit(cache=True, inline="always")

@@ -13,7 +13,7 @@ Pattern databases use idastar_pdb.py instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
 from ..heuristics.kernels import h_full, h_move
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide

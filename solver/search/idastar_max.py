@@ -12,7 +12,7 @@ contract as idastar.dfs_generic.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
 from ..heuristics.kernels import group_value, h_full
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide

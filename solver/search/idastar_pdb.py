@@ -11,7 +11,7 @@ the iterations and keeps thresholds on the parity of the solution length.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
 from ..heuristics.kernels import group_value, h_full
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide

@@ -1,8 +1,8 @@
 """The board update and the bound arithmetic every search kernel shares."""
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
-FOUND, EXHAUSTED, LIMIT, STOPPED = 0, 1, 2, 3  # kernel status codes
+FOUND, EXHAUSTED, LIMIT, STOPPED = (np.int64(s) for s in range(4))  # kernel status codes (int64, not literals: ahead-of-time compilation cannot unify literals)
 NO_BOUND = np.int64(1) << 62  # "no f over the bound was seen"
 STOP_EVERY = 4096  # expansions between two looks at the stop flag (well under a millisecond)
 MAX_DEPTH = 512  # longest path a kernel searches

@@ -26,9 +26,9 @@ import numpy as np
 
 from patterndb.movefsm import MoveMachine
 
-from ..heuristics.kernels import h_full, scratch_size
-from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, solution_parity
-from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS, frontier, search_subtrees
+from .aot import kernels
+from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
+from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
@@ -128,18 +128,19 @@ class Problem:
 
     def root_bound(self) -> tuple[int, int]:
         """(first bound, parity of every solution length)."""
+        k = kernels()
         pos = np.argsort(self.tiles).astype(np.int64)
-        G = scratch_size(self.H)
-        h0 = int(h_full(self.tiles, pos, self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
-        parity = int(solution_parity(int(pos[0]), self.goal, self.H[3]))
-        return int(next_bound(h0, parity)), parity
+        G = k.scratch_size(self.H)
+        h0 = int(k.h_full(self.tiles, pos, self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
+        parity = int(k.solution_parity(int(pos[0]), self.goal, self.H[3]))
+        return int(k.next_bound(h0, parity)), parity
 
     @property
     def blank(self) -> int:
         return int(np.flatnonzero(self.tiles == 0)[0])
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
-        return frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
+        return kernels().frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
 
 
 class Rows:
@@ -176,7 +177,7 @@ def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.
     """One kernel call over a chunk: (result rows written, solution path buffer)."""
     results = np.zeros((chunk.size, 5), dtype=np.int64)
     solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    k = search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
+    k = kernels().search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
                         problem.start_state, paths, first, chunk, bound, budget, stop_flag, results, solution)
     return results[:k], solution
 
@@ -342,7 +343,7 @@ class Driver:
             if not path:
                 if it.next_f == NO_BOUND:
                     raise RuntimeError("IDA* exhausted the search space without reaching the goal")
-                state.bound = int(next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
+                state.bound = int(kernels().next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
             if self.listener:
                 self.listener.iteration_finished(state, it)
         if path:

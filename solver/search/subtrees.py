@@ -19,7 +19,7 @@ serial search.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from patterndb.jit import njit
 
 from ..heuristics.kernels import PDB, PDB_MAX, h_full, scratch_size
 from .idastar import dfs_generic
@@ -29,7 +29,7 @@ from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
 
 # Columns of the per-subtree result rows.
 STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
-SKIPPED = 4  # status of a subtree whose path is pruned above the frontier
+SKIPPED = np.int64(4)  # status of a subtree whose path is pruned above the frontier
 
 
 @njit(cache=True)

@@ -1,0 +1,127 @@
+"""numba's decorators and names, deferred until a kernel is first used.
+
+Importing numba costs a cold command about 0.2 s, and loading its cached
+kernels another 0.2 s (solver/search/aot.py measures both). A `solver solve`
+that runs ahead-of-time compiled kernels needs neither, but it imports the
+modules that define kernels (for their Python helpers and constants). So
+those modules take `njit`, `prange`, `types`, ... from here: each is a
+placeholder until the first kernel is called (or any numba attribute of one
+is read). Then numba is imported once, every placeholder becomes the real
+object (a dispatcher, numba.prange, ...), and every module global that holds
+a placeholder is rebound to it, so kernels that call kernels compile exactly
+as if numba had been imported at the top. Once numba is loaded, the
+decorators return real dispatchers at once.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable
+
+_lock = threading.RLock()
+_pending: list["Deferred"] = []
+_loaded = False
+_loading = False
+
+
+class Deferred:
+    """A numba object not made yet: made by factory() when numba is loaded."""
+
+    def __init__(self, factory: Callable[[], Any], like: Any = None) -> None:
+        self._factory = factory
+        self._value: Any = None
+        for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+            setattr(self, attr, getattr(like, attr, None))
+        self.__wrapped__ = like
+
+    def resolve(self) -> Any:
+        if self._value is None:
+            if _loading:  # asked for by another factory while load() runs
+                self._value = self._factory()
+            else:
+                load()
+        return self._value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.resolve(), name)
+
+    def __repr__(self) -> str:
+        return f"<deferred numba object {self.__qualname__ or self._factory!r}>"
+
+
+def defer(factory: Callable[[], Any], like: Any = None) -> Any:
+    """factory(), made now if numba is loaded, else a placeholder made with the rest
+    (like: the Python function it wraps, for its name and docstring)."""
+    with _lock:
+        if _loaded:
+            return factory()
+        d = Deferred(factory, like)
+        _pending.append(d)
+        return d
+
+
+def loaded() -> bool:
+    """Whether numba has been imported through this module."""
+    return _loaded
+
+
+def load() -> None:
+    """Import numba, make every deferred object, and rebind the module globals holding them."""
+    global _loaded, _loading
+    with _lock:
+        if _loaded:
+            return
+        import numba  # noqa: F401  (the whole point: imported here, once)
+
+        _loading = True
+        made = {}
+        for d in _pending:
+            if d._value is None:
+                d._value = d._factory()
+            made[id(d)] = d._value
+        for module in list(sys.modules.values()):
+            env = getattr(module, "__dict__", None)
+            if not isinstance(env, dict):
+                continue
+            for name, value in list(env.items()):
+                if type(value) is Deferred and id(value) in made:
+                    env[name] = made[id(value)]
+        _pending.clear()
+        _loaded = True
+        _loading = False
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """numba.njit, made when numba is loaded (same arguments)."""
+    if args and callable(args[0]) and not options:
+        func = args[0]
+        return defer(lambda: _numba().njit(func), func)
+
+    def decorate(func: Callable) -> Any:
+        return defer(lambda: _numba().njit(*args, **options)(func), func)
+
+    return decorate
+
+
+def intrinsic(func: Callable) -> Any:
+    """numba.extending.intrinsic, made when numba is loaded."""
+    return defer(lambda: _extending().intrinsic(func), func)
+
+
+def _numba() -> Any:
+    import numba
+
+    return numba
+
+
+def _extending() -> Any:
+    import numba.extending
+
+    return numba.extending
+
+
+prange = defer(lambda: _numba().prange)
+types = defer(lambda: _numba().types)

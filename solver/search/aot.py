@@ -1,0 +1,312 @@
+"""The IDA* kernels compiled ahead of time, so that a command starts without numba.
+
+A cold `solver solve` spent about 0.2 s importing numba and another 0.24 s
+loading its cached kernels (five dispatches; profile in the issue 9 note),
+against about 1 ms of search for a typical 15-puzzle. `build()` (the
+`solver compile` command; scripts/setup.sh runs it) compiles the six
+functions the IDA* driver calls, from the same Python functions the JIT
+compiles, into one CPython extension with numba.pycc: search_subtrees (with
+the three DFS kernels inlined into it), frontier, h_full, scratch_size,
+solution_parity and next_bound. Loading it takes a few milliseconds and
+needs only numpy.
+
+The extension's name carries a key over everything its code depends on
+(every source file of both packages, the numpy and Python versions, the
+CPU it was compiled for), so a changed checkout or another machine simply
+finds none and the JIT kernels run instead: same functions, same node
+counts, only a slower start. Its size and crc32 are checked before it is
+loaded (a truncated extension would kill the process with SIGBUS). A pycc module converts its arguments without
+checking their types, so every call is checked against the argument types
+recorded when it was compiled; a call that differs goes to the JIT kernel.
+
+Where it lives: $PATTERNDB_AOT if set (a directory; "off" disables it),
+else the package's __pycache__ (where numba keeps its cache too), else the
+user's cache directory when that is not writable.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import platform
+import sys
+import tempfile
+import threading
+import time
+import zlib
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import numpy as np
+
+EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound")
+_PACKAGES = ("patterndb", "solver")
+_PREFIX = "_kernels_"
+
+
+def _package_dirs() -> list[Path]:
+    return [Path(sys.modules[p].__file__).parent if p in sys.modules else Path(__import__(p).__file__).parent
+            for p in _PACKAGES]
+
+
+def _cpu() -> str:
+    """What the code was compiled for: the CPU model and its feature flags."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = {}
+            for line in f:
+                k, _, v = line.partition(":")
+                k = k.strip()
+                if k in ("model name", "flags", "Features", "CPU part") and k not in info:
+                    info[k] = v.strip()
+                if not line.strip() and info:
+                    break
+        return json.dumps(info, sort_keys=True)
+    except OSError:
+        return platform.processor()
+
+
+def key() -> str:
+    """16 hex digits over the sources, numpy, Python and the CPU."""
+    h = hashlib.sha256()
+    for part in (np.__version__, sys.version, platform.machine(), _cpu()):
+        h.update(part.encode() + b"\0")
+    for d in _package_dirs():
+        for f in sorted(d.rglob("*.py")):
+            h.update(str(f.relative_to(d.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def directories() -> list[Path]:
+    """Where an extension is looked for, in order (the first writable one is where it is built)."""
+    env = os.environ.get("PATTERNDB_AOT")
+    if env:
+        return [] if env.lower() in ("off", "0", "no") else [Path(env)]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb" / "aot"
+    return [Path(__file__).parent / "__pycache__", cache]
+
+
+def arg_key(value: Any) -> Any:
+    """What a pycc signature fixes about an argument: dtype, rank, layout, writability of an
+    array; int or bool; the same of each field of a tuple."""
+    if isinstance(value, np.ndarray):
+        return ("a", value.dtype.str, value.ndim, bool(value.flags.c_contiguous), bool(value.flags.writeable))
+    if isinstance(value, (bool, np.bool_)):
+        return "b"
+    if isinstance(value, (int, np.integer)):
+        return "i"
+    if isinstance(value, tuple):
+        return ("t",) + tuple(arg_key(v) for v in value)
+    return ("?", type(value).__name__)
+
+
+def _jsonable(k: Any) -> Any:
+    return [_jsonable(v) for v in k] if isinstance(k, tuple) else k
+
+
+class _Checked:
+    """An AOT function behind a check of its arguments' types; other calls go to the JIT kernel."""
+
+    def __init__(self, compiled: Callable, jit: Callable, expected: Any) -> None:
+        self.compiled, self.jit, self.expected = compiled, jit, expected
+        self._seen: dict[int, tuple[Any, Any]] = {}  # id -> (object, key) of tuples (the heuristic)
+        self.misses = 0
+
+    def _key(self, v: Any) -> Any:
+        if isinstance(v, tuple):
+            hit = self._seen.get(id(v))
+            if hit is not None and hit[0] is v:
+                return hit[1]
+            k = _jsonable(arg_key(v))
+            if len(self._seen) > 16:
+                self._seen.clear()
+            self._seen[id(v)] = (v, k)
+            return k
+        return _jsonable(arg_key(v))
+
+    def __call__(self, *args: Any) -> Any:
+        if [self._key(a) for a in args] == self.expected:
+            return self.compiled(*args)
+        self.misses += 1
+        return self.jit(*args)
+
+
+def _jit_kernels() -> SimpleNamespace:
+    from ..heuristics.kernels import h_full, scratch_size
+    from .moves import next_bound, solution_parity
+    from .subtrees import frontier, search_subtrees
+
+    return SimpleNamespace(search_subtrees=search_subtrees, frontier=frontier, h_full=h_full,
+                           scratch_size=scratch_size, solution_parity=solution_parity, next_bound=next_bound)
+
+
+_lock = threading.Lock()
+_active: SimpleNamespace | None = None
+origin = "jit"  # where the active kernels come from: "aot <path>" or "jit"
+
+
+def kernels() -> SimpleNamespace:
+    """The driver's kernels: the compiled extension when one matches this checkout, else numba's."""
+    global _active, origin
+    if _active is None:
+        with _lock:
+            if _active is None:
+                jit = _jit_kernels()
+                found = _load(jit)
+                if found is not None:
+                    _active, origin = found
+                else:
+                    _active, origin = jit, "jit"
+    return _active
+
+
+def reset() -> None:
+    """Forget the chosen kernels (after a build, or when PATTERNDB_AOT changed)."""
+    global _active, origin
+    with _lock:
+        _active, origin = None, "jit"
+
+
+def _load(jit: SimpleNamespace) -> tuple[SimpleNamespace, str] | None:
+    dirs = directories()
+    if not dirs:
+        return None
+    name = _PREFIX + key()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for d in dirs:
+        so, meta = d / (name + suffix), d / (name + ".json")
+        if not (so.is_file() and meta.is_file()):
+            continue
+        try:
+            info = json.loads(meta.read_text())
+            data = so.read_bytes()
+            if len(data) != info["size"] or zlib.crc32(data) != info["crc32"]:
+                continue  # damaged (loading a truncated extension kills the process with SIGBUS)
+            signatures = info["signatures"]
+            spec = importlib.util.spec_from_file_location(name, so)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            funcs = {n: _Checked(getattr(module, n), getattr(jit, n), signatures[n]) for n in EXPORTS}
+        except (OSError, ImportError, KeyError, AttributeError, ValueError):
+            continue  # unreadable or half-written: the JIT kernels are always right
+        return SimpleNamespace(**funcs), f"aot {so}"
+    return None
+
+
+def _example_calls() -> dict[str, tuple]:
+    """One real call of each export, recorded from an IDA* search of an easy 15-puzzle
+    (Manhattan distance; every heuristic kind passes the same tuple types), every iteration
+    after the first split into subtrees."""
+    from patterndb import Shape, make_goal, scramble
+    from patterndb.frame import Frame
+    from patterndb.movefsm import undo_machine
+
+    from ..heuristics import manhattan
+    from .parallel import Driver, Problem, StopFlag, ThreadBackend
+
+    jit = _jit_kernels()
+    calls: dict[str, tuple] = {}
+
+    def recorder(name: str) -> Callable:
+        def call(*args: Any) -> Any:
+            calls.setdefault(name, args)
+            return getattr(jit, name)(*args)
+        return call
+
+    global _active
+    shape = Shape(4, 4)
+    frame = Frame.for_goal(make_goal(shape, "blank-first"))
+    goal = frame.canonical_goal
+    board = scramble(goal, 30, np.random.default_rng(1))  # a few thousand nodes
+    problem = Problem(board.tiles.astype(np.int64), goal.tiles.astype(np.int64), manhattan(goal).H,
+                      shape.neighbours, undo_machine(shape))
+    with _lock:
+        saved = _active
+        _active = SimpleNamespace(**{n: recorder(n) for n in EXPORTS})
+        try:
+            Driver(problem, ThreadBackend(1), StopFlag(), split_nodes=1).run()
+        finally:
+            _active = saved
+    missing = set(EXPORTS) - set(calls)
+    if missing:
+        raise RuntimeError(f"the example search never called {', '.join(sorted(missing))}")
+    return calls
+
+
+def build(directory: Path | None = None) -> Path:
+    """Compile the extension for this checkout into directory (default: the first writable of
+    directories()); returns its path. Takes about 15 s; written atomically."""
+    import warnings
+
+    from patterndb.jit import load
+
+    load()
+    import numba
+    from numba.core import compiler as numba_compiler
+    from numba.core.errors import NumbaPendingDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
+        from numba.pycc import CC
+        from numba.pycc import compiler as pycc_compiler
+
+    target = directory if directory is not None else _writable(directories())
+    target.mkdir(parents=True, exist_ok=True)
+    calls = _example_calls()
+    jit = _jit_kernels()
+    name = _PREFIX + key()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    with tempfile.TemporaryDirectory(dir=target, prefix=".aot-") as tmp:
+        cc = CC(name)
+        cc.output_dir = tmp
+        cc.target_cpu = "host"
+        signatures = {}
+        for n in EXPORTS:
+            dispatcher = getattr(jit, n)
+            argtypes = tuple(numba.typeof(a) for a in calls[n])
+            cres = dispatcher.overloads[argtypes]
+            cc.export(n, cres.signature)(dispatcher.py_func)
+            signatures[n] = [_jsonable(arg_key(a)) for a in calls[n]]
+
+        class GilFreeFlags(numba_compiler.Flags):
+            """The exported wrappers release the GIL, as nogil=True does for the JIT kernels
+            (the worker threads of a split iteration run them side by side)."""
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.release_gil = True
+
+        saved = pycc_compiler.Flags
+        pycc_compiler.Flags = GilFreeFlags
+        try:
+            cc.compile()
+        finally:
+            pycc_compiler.Flags = saved
+        data = Path(tmp, name + suffix).read_bytes()
+        meta = {"key": name[len(_PREFIX):], "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "numba": numba.__version__, "size": len(data), "crc32": zlib.crc32(data), "signatures": signatures}
+        Path(tmp, name + ".json").write_text(json.dumps(meta))
+        os.replace(Path(tmp, name + suffix), target / (name + suffix))
+        os.replace(Path(tmp, name + ".json"), target / (name + ".json"))  # last: it marks the pair complete
+    for old in target.glob(_PREFIX + "*"):
+        if not old.name.startswith(name):
+            old.unlink(missing_ok=True)
+    reset()
+    return target / (name + suffix)
+
+
+def _writable(dirs: list[Path]) -> Path:
+    if not dirs:
+        raise OSError("PATTERNDB_AOT is off: give a directory to build into")
+    for d in dirs:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=d):
+                pass
+            return d
+        except OSError:
+            continue
+    raise OSError(f"cannot write the compiled kernels to any of: {', '.join(map(str, dirs))}")

@@ -1,0 +1,160 @@
+"""The ahead-of-time compiled kernels (solver/search/aot.py) and the deferred numba names
+(patterndb/jit.py): same answers and node counts as the JIT kernels, a cold solve that
+never imports numba, and every stale, foreign or broken extension ignored."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import solve
+from solver.api import Control
+from solver.search import aot
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def aot_dir(tmp_path_factory):
+    """A directory holding the extension of this checkout: the one scripts/setup.sh built when
+    it is current, else one built now (about 15-60 s)."""
+    aot.reset()
+    aot.kernels()
+    if aot.origin.startswith("aot"):
+        d = Path(aot.origin.split(" ", 1)[1]).parent
+    else:
+        d = tmp_path_factory.mktemp("aot")
+        aot.build(d)
+    aot.reset()
+    return d
+
+
+@pytest.fixture
+def use(monkeypatch):
+    """use(setting): PATTERNDB_AOT for the next kernels() (a directory, or "off")."""
+
+    def set_to(value) -> None:
+        monkeypatch.setenv("PATTERNDB_AOT", str(value))
+        aot.reset()
+
+    yield set_to
+    aot.reset()
+
+
+def _counts(sol):
+    return sol.length, sol.nodes_expanded, sol.nodes_generated, [
+        (it["bound"], it["expanded"], it["generated"]) for it in sol.iterations]
+
+
+def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir):
+    cases = [(" ".join(KORF[i][:16]), dict(data_dir=pdb_dir, pattern="5-5-5")) for i in (0, 2, 7)]
+    cases.append((" ".join(KORF[7][:16]), dict(data_dir=pdb_dir, pattern="5-5-5", reflect=False)))
+    cases.append(("8 6 7 2 5 4 3 0 1", dict(algorithm="idastar", heuristic="linear-conflict")))
+    cases.append(("8 6 7 2 5 4 3 0 1", dict(data_dir=pdb_dir, algorithm="idastar", pattern="4-4")))
+    for board, kw in cases:
+        use(aot_dir)
+        fast = solve(board, goal="blank-first", jobs=1, **kw)
+        assert aot.origin.startswith("aot"), aot.origin
+        assert all(f.misses == 0 for f in vars(aot.kernels()).values())
+        use("off")
+        slow = solve(board, goal="blank-first", jobs=1, **kw)
+        assert aot.origin == "jit"
+        assert _counts(fast) == _counts(slow), (board, kw)
+        assert fast.moves == slow.moves
+
+
+def test_split_iterations_on_two_threads_give_the_serial_counts(aot_dir, use):
+    board = " ".join(KORF[7][:16])  # 45 moves, some 10^5 nodes with Manhattan distance
+    use("off")
+    serial = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=1)
+    use(aot_dir)
+    split = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=2,
+                  control=Control(split_nodes=1))
+    assert aot.origin.startswith("aot")
+    assert split.length == serial.length == int(KORF[7][16])
+    assert [it["subtrees"] > 1 for it in split.iterations][1:] == [True] * (len(split.iterations) - 1)
+    # Every iteration but the last (which stops at the first solution any thread finds) is complete.
+    assert [(it["bound"], it["expanded"]) for it in split.iterations[:-1]] == \
+           [(it["bound"], it["expanded"]) for it in serial.iterations[:-1]]
+
+
+def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
+    use(aot_dir)
+    k = aot.kernels()
+    assert k.next_bound(7, 0) == 8 and k.next_bound.misses == 0
+    goal32 = np.arange(16, dtype=np.int32)  # compiled for int64: must not be reinterpreted
+    assert k.solution_parity(5, goal32, 4) == 0 and k.solution_parity.misses == 1
+    assert k.solution_parity(5, goal32.astype(np.int64), 4) == 0 and k.solution_parity.misses == 1
+
+
+def test_a_cold_solve_never_imports_numba(aot_dir, tmp_path):
+    code = ("import sys\n"
+            "from solver.cli import main\n"
+            "try:\n"
+            "    main(['solve', '1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15', '--goal', 'blank-first',\n"
+            "          '--heuristic', 'manhattan', '--prune', '2', '--json'])\n"
+            "except SystemExit as e:\n"
+            "    assert e.code in (0, None), e.code\n"
+            "assert 'numba' not in sys.modules, 'numba was imported'\n")
+    env = {**os.environ, "PATTERNDB_AOT": str(aot_dir), "PATTERNDB_DATA": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["length"] == 3
+    check = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,
+                           text=True, env=env)
+    assert check.returncode == 0 and check.stdout.startswith("aot "), check.stdout + check.stderr
+
+
+def _copy_as(src_dir: Path, dst_dir: Path) -> tuple[Path, Path]:
+    dst_dir.mkdir()
+    so = next(src_dir.glob(aot._PREFIX + "*.so"))
+    meta = so.with_name(so.name.split(".")[0] + ".json")
+    return Path(shutil.copy(so, dst_dir)), Path(shutil.copy(meta, dst_dir))
+
+
+def test_stale_half_written_and_broken_extensions_are_ignored(aot_dir, use, tmp_path, monkeypatch):
+    half = tmp_path / "half"
+    so, meta = _copy_as(aot_dir, half)
+    meta.unlink()  # the .json is written last: without it the pair is incomplete
+    use(half)
+    aot.kernels()
+    assert aot.origin == "jit"
+
+    broken = tmp_path / "broken"
+    so, meta = _copy_as(aot_dir, broken)
+    so.write_bytes(so.read_bytes()[:4096])  # truncated: loading it would be a SIGBUS
+    use(broken)
+    aot.kernels()
+    assert aot.origin == "jit"
+    data = bytearray(shutil.copy(next(aot_dir.glob(aot._PREFIX + "*.so")), so) and so.read_bytes())
+    data[len(data) // 2] ^= 1  # one bit flipped
+    so.write_bytes(bytes(data))
+    aot.reset()
+    aot.kernels()
+    assert aot.origin == "jit"
+
+    use(aot_dir)
+    monkeypatch.setattr(aot, "key", lambda: "0123456789abcdef")  # the sources changed since the build
+    aot.kernels()
+    assert aot.origin == "jit"
+
+
+def test_deferred_kernels_become_numba_dispatchers_everywhere():
+    code = ("import sys\n"
+            "import numpy as np\n"
+            "import solver.search.subtrees as st, solver.heuristics.kernels as hk, patterndb.ranking as rk\n"
+            "assert 'numba' not in sys.modules\n"
+            "assert type(st.slide).__name__ == 'Deferred'\n"
+            "r = rk.rank(np.array([3, 0, 1], dtype=np.int64), 3, 4)\n"
+            "assert 'numba' in sys.modules\n"
+            "from numba.core.dispatcher import Dispatcher\n"
+            "for f in (st.slide, st.search_subtrees, hk.h_full, rk.rank, st.dfs_pdb):\n"
+            "    assert isinstance(f, Dispatcher), f\n"
+            "print(r)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PATTERNDB_AOT": "off"})
+    assert out.returncode == 0, out.stderr
