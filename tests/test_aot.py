@@ -54,6 +54,7 @@ def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir
     cases = [(" ".join(KORF[i][:16]), dict(data_dir=pdb_dir, pattern="5-5-5")) for i in (0, 2, 7)]
     cases.append((" ".join(KORF[7][:16]), dict(data_dir=pdb_dir, pattern="5-5-5", reflect=False)))
     cases.append(("8 6 7 2 5 4 3 0 1", dict(algorithm="idastar", heuristic="linear-conflict")))
+    cases.append(("8 6 7 2 5 4 3 0 1", dict(data_dir=pdb_dir)))  # the walk down the exact table
     cases.append(("8 6 7 2 5 4 3 0 1", dict(data_dir=pdb_dir, algorithm="idastar", pattern="4-4")))
     for board, kw in cases:
         use(aot_dir)
@@ -91,22 +92,41 @@ def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
     assert k.solution_parity(5, goal32.astype(np.int64), 4) == 0 and k.solution_parity.misses == 1
 
 
-def test_a_cold_solve_never_imports_numba(aot_dir, tmp_path):
-    code = ("import sys\n"
-            "from solver.cli import main\n"
-            "try:\n"
-            "    main(['solve', '1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15', '--goal', 'blank-first',\n"
-            "          '--heuristic', 'manhattan', '--prune', '2', '--json'])\n"
-            "except SystemExit as e:\n"
-            "    assert e.code in (0, None), e.code\n"
-            "assert 'numba' not in sys.modules, 'numba was imported'\n")
+COLD = ("import sys\n"
+        "from solver.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "assert 'numba' not in sys.modules, 'numba was imported'\n")
+
+
+@pytest.mark.parametrize("args, length", [
+    (["1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15", "--heuristic", "manhattan", "--prune", "2"], 3),  # IDA*
+    (["1 2 0 3 4 5", "--rows", "2", "--cols", "3"], 2),  # the walk down an exact table
+])
+def test_a_cold_solve_never_imports_numba(aot_dir, tmp_path, args, length):
     env = {**os.environ, "PATTERNDB_AOT": str(aot_dir), "PATTERNDB_DATA": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    solve_args = ["solve", *args, "--goal", "blank-first", "--json"]
+    if "--rows" in args:  # the table, built and checked once by earlier processes (those use numba)
+        subprocess.run([sys.executable, "-m", "patterndb.cli", "build", "--rows", "2", "--cols", "3", "--goal",
+                        "blank-first"], env=env, check=True, capture_output=True)
+        table = next(tmp_path.glob("exact-*.h5"))
+        os.utime(table, (table.stat().st_mtime - 60,) * 2)  # old enough for its check to be remembered
+        subprocess.run([sys.executable, "-m", "solver.cli", *solve_args], env=env, check=True, capture_output=True)
+    out = subprocess.run([sys.executable, "-c", COLD, *solve_args], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["length"] == 3
+    assert json.loads(out.stdout)["length"] == length
+
+
+def test_compile_check_says_which_kernels_solve_uses(aot_dir, tmp_path):
+    env = {**os.environ, "PATTERNDB_AOT": str(aot_dir)}
     check = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,
                            text=True, env=env)
     assert check.returncode == 0 and check.stdout.startswith("aot "), check.stdout + check.stderr
+    off = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,
+                         text=True, env={**env, "PATTERNDB_AOT": "off"})
+    assert off.returncode == 3 and off.stdout.strip() == "jit"
 
 
 def _copy_as(src_dir: Path, dst_dir: Path) -> tuple[Path, Path]:

@@ -7,7 +7,7 @@ against about 1 ms of search for a typical 15-puzzle. `build()` (the
 functions the IDA* driver calls, from the same Python functions the JIT
 compiles, into one CPython extension with numba.pycc: search_subtrees (with
 the three DFS kernels inlined into it), frontier, h_full, scratch_size,
-solution_parity and next_bound. Loading it takes a few milliseconds and
+solution_parity and next_bound, and rank (the walk down an exact table). Loading it takes a few milliseconds and
 needs only numpy.
 
 The extension's name carries a key over everything its code depends on
@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound")
+EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
 _PACKAGES = ("patterndb", "solver")
 _PREFIX = "_kernels_"
 
@@ -135,12 +135,15 @@ class _Checked:
 
 
 def _jit_kernels() -> SimpleNamespace:
+    from patterndb.ranking import rank
+
     from ..heuristics.kernels import h_full, scratch_size
     from .moves import next_bound, solution_parity
     from .subtrees import frontier, search_subtrees
 
     return SimpleNamespace(search_subtrees=search_subtrees, frontier=frontier, h_full=h_full,
-                           scratch_size=scratch_size, solution_parity=solution_parity, next_bound=next_bound)
+                           scratch_size=scratch_size, solution_parity=solution_parity, next_bound=next_bound,
+                           rank=rank)
 
 
 _lock = threading.Lock()
@@ -159,6 +162,9 @@ def kernels() -> SimpleNamespace:
                 if found is not None:
                     _active, origin = found
                 else:
+                    from patterndb.jit import load
+
+                    load()  # numba itself, now rather than inside the first kernel call
                     _active, origin = jit, "jit"
     return _active
 
@@ -199,13 +205,16 @@ def _load(jit: SimpleNamespace) -> tuple[SimpleNamespace, str] | None:
 def _example_calls() -> dict[str, tuple]:
     """One real call of each export, recorded from an IDA* search of an easy 15-puzzle
     (Manhattan distance; every heuristic kind passes the same tuple types), every iteration
-    after the first split into subtrees."""
+    after the first split into subtrees, and from a walk down the exact 2x3 table."""
     from patterndb import Shape, make_goal, scramble
     from patterndb.frame import Frame
     from patterndb.movefsm import undo_machine
 
+    from patterndb.exact import build_exact
+
     from ..heuristics import manhattan
     from .parallel import Driver, Problem, StopFlag, ThreadBackend
+    from .table_walk import table_walk
 
     jit = _jit_kernels()
     calls: dict[str, tuple] = {}
@@ -228,6 +237,8 @@ def _example_calls() -> dict[str, tuple]:
         _active = SimpleNamespace(**{n: recorder(n) for n in EXPORTS})
         try:
             Driver(problem, ThreadBackend(1), StopFlag(), split_nodes=1).run()
+            small = Frame.for_goal(make_goal(Shape(2, 3), "blank-first"))
+            table_walk(scramble(small.canonical_goal, 9, np.random.default_rng(1)), build_exact(small)[0])
         finally:
             _active = saved
     missing = set(EXPORTS) - set(calls)

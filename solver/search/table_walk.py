@@ -5,7 +5,8 @@ import numpy as np
 
 from patterndb import Board, TableError
 from patterndb.exact import UNREACHED
-from patterndb.ranking import rank
+
+from .aot import kernels
 
 
 def table_walk(board: Board, table: np.ndarray) -> tuple[list[int], int]:
@@ -14,6 +15,7 @@ def table_walk(board: Board, table: np.ndarray) -> tuple[list[int], int]:
     nbrs = board.shape.neighbours
     pos = board.positions()
     tiles = board.tiles.astype(np.int64)
+    rank = kernels().rank
     d = int(table[rank(pos, n, n)])
     if d == UNREACHED:
         raise TableError("the board is not in the table (wrong parity for this goal)")
