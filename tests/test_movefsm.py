@@ -148,3 +148,30 @@ def test_prune_option_and_depth_check(data_dir):
     assert sol.length == 1
     with pytest.raises(Exception, match="from 2 to"):
         solve("1 2 3 4 5 6 7 _ 8", "blank-last", algorithm="idastar", data_dir=data_dir, prune=1)
+
+
+def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, monkeypatch):
+    import os
+
+    from patterndb import machines
+
+    shape = Shape(3, 3)
+    m = load_or_build(shape, 8, tmp_path)
+    path = machine_path(tmp_path, shape, 8)
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))  # old enough to be remembered
+    read_machine(path, shape, 8)  # through HDF5, and remembered
+    monkeypatch.setattr(machines, "_read_hdf5", lambda p: pytest.fail("read through HDF5 again"))
+    again = read_machine(path, shape, 8)
+    assert np.array_equal(again.transitions, m.transitions) and np.array_equal(again.start, m.start)
+    with pytest.raises(TableError, match="depth"):
+        read_machine(path, shape, 10)
+    # A byte changed behind our back, the mtime put back: the crc32 still catches it.
+    st = path.stat()
+    offset = machines.remembered(path)["machine"]["transitions"]
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(bytes([f.read(1)[0] ^ 1]))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(TableError, match="damaged"):
+        read_machine(path, shape, 8)

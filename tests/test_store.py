@@ -183,6 +183,29 @@ def test_checksum_is_checked_once_per_file_version(table_file, monkeypatch):
     assert calls
 
 
+def test_remembered_tables_are_mapped_without_opening_them_as_hdf5(pdb_dir, monkeypatch):
+    """Once verified, a table's attributes come from the record of that very file version;
+    a changed file is opened (and checked) again."""
+    from patterndb.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.patterns import parse_partition
+
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    groups = parse_partition("5-5-5", frame)
+    paths = [pattern_path(pdb_dir, frame, g) for g in groups]
+    expects = [pattern_expect(frame, g) for g in groups]
+    for p in paths:
+        _age(p)
+    first, _, attrs = map_checked(paths, expects)  # read, verified, remembered
+    first = first.copy()
+    monkeypatch.setattr(store, "read_attrs", lambda p: pytest.fail(f"{p} opened again"))
+    again, _, attrs2 = map_checked(paths, expects)
+    assert np.array_equal(first, again) and attrs2 == attrs
+    st = paths[0].stat()
+    os.utime(paths[0], ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # changed (as far as anyone can tell)
+    with pytest.raises(pytest.fail.Exception, match="opened again"):
+        map_checked(paths, expects)
+
+
 def test_fresh_files_are_not_remembered(table_file, monkeypatch):
     """Within MTIME_SLACK of a write the fingerprint is not trusted (coarse timestamps)."""
     frame, path = table_file
