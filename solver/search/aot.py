@@ -103,32 +103,34 @@ def arg_key(value: Any) -> Any:
     return ("?", type(value).__name__)
 
 
-def _jsonable(k: Any) -> Any:
-    return [_jsonable(v) for v in k] if isinstance(k, tuple) else k
+def _tuples(k: Any) -> Any:
+    """A key read back from JSON, lists made tuples again (as arg_key gives them)."""
+    return tuple(_tuples(v) for v in k) if isinstance(k, list) else k
 
 
 class _Checked:
     """An AOT function behind a check of its arguments' types; other calls go to the JIT kernel."""
 
-    def __init__(self, compiled: Callable, jit: Callable, expected: Any) -> None:
-        self.compiled, self.jit, self.expected = compiled, jit, expected
+    def __init__(self, compiled: Callable, jit: Callable, expected: list) -> None:
+        self.compiled, self.jit = compiled, jit
+        self.expected = tuple(_tuples(k) for k in expected)
         self._seen: dict[int, tuple[Any, Any]] = {}  # id -> (object, key) of tuples (the heuristic)
         self.misses = 0
 
     def _key(self, v: Any) -> Any:
-        if isinstance(v, tuple):
+        if type(v) is tuple:
             hit = self._seen.get(id(v))
             if hit is not None and hit[0] is v:
                 return hit[1]
-            k = _jsonable(arg_key(v))
+            k = arg_key(v)
             if len(self._seen) > 16:
                 self._seen.clear()
             self._seen[id(v)] = (v, k)
             return k
-        return _jsonable(arg_key(v))
+        return arg_key(v)
 
     def __call__(self, *args: Any) -> Any:
-        if [self._key(a) for a in args] == self.expected:
+        if tuple(map(self._key, args)) == self.expected:
             return self.compiled(*args)
         self.misses += 1
         return self.jit(*args)
@@ -280,7 +282,7 @@ def build(directory: Path | None = None) -> Path:
             argtypes = tuple(numba.typeof(a) for a in calls[n])
             cres = dispatcher.overloads[argtypes]
             cc.export(n, cres.signature)(dispatcher.py_func)
-            signatures[n] = [_jsonable(arg_key(a)) for a in calls[n]]
+            signatures[n] = [arg_key(a) for a in calls[n]]  # (JSON writes the tuples as lists)
 
         class GilFreeFlags(numba_compiler.Flags):
             """The exported wrappers release the GIL, as nogil=True does for the JIT kernels
