@@ -137,10 +137,12 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     loading = time.perf_counter()
     plan = make_plan(frame, opts, _err)
     loaded = time.perf_counter() - loading
-    kernel_seconds, kernel_origin = _load_kernels() if plan.algorithm in ("idastar", "iddfs") else (0.0, "")
+    kernel_seconds, kernel_origin = _load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
     if (checkpoint or scheduler) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint and --scheduler are for IDA* searches, not {plan.algorithm}")
     _err(f"using {plan.algorithm} / {plan.heuristic.name}")
+    if kernel_origin == "jit" and not quiet:
+        _err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
     _warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
     control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every)

@@ -32,8 +32,11 @@ def wait_for(pred, timeout=60.0):
 
 
 def wait_until_searching(proc, seconds=2.0):
-    """Let the search itself run a while (startup excluded: 'using ...' is printed just before it)."""
+    """Let the search itself run a while (startup excluded: 'using ...' is printed just before it;
+    a first use may say before it that it builds the move-pruning machine)."""
     line = proc.stderr.readline()
+    while line.startswith("building"):
+        line = proc.stderr.readline()
     assert line.startswith("using idastar"), line
     time.sleep(seconds)
     assert proc.poll() is None, "the search ended before the signal"
