@@ -31,6 +31,7 @@ import importlib.util
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import threading
@@ -85,8 +86,12 @@ def directories() -> list[Path]:
     env = os.environ.get("PATTERNDB_AOT")
     if env:
         return [] if env.lower() in ("off", "0", "no") else [Path(env)]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb" / "aot"
-    return [Path(__file__).parent / "__pycache__", cache]
+    dirs = [Path(__file__).parent / "__pycache__"]
+    try:
+        dirs.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb" / "aot")
+    except RuntimeError:  # no home directory
+        pass
+    return dirs
 
 
 def arg_key(value: Any) -> Any:
@@ -268,6 +273,9 @@ def build(directory: Path | None = None) -> Path:
 
     target = directory if directory is not None else _writable(directories())
     target.mkdir(parents=True, exist_ok=True)
+    for old in target.glob(".aot-*"):  # left by a build that was killed (a running one is younger)
+        if time.time() - old.stat().st_mtime > 3600:
+            shutil.rmtree(old, ignore_errors=True)
     calls = _example_calls()
     jit = _jit_kernels()
     name = _PREFIX + key()
