@@ -29,6 +29,27 @@ def _cttz(typingctx, x):
     return x(x), codegen
 
 
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask the CPU to start loading arr[idx] into the cache (llvm.prefetch: read, keep)."""
+    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+        from numba.core import cgutils
+
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [args[1]])
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(arr, idx), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x):
     """Number of set bits of a uint64."""

@@ -40,8 +40,9 @@ def scratch_size(H):
 
 
 @njit(cache=True, inline="always")
-def group_value(pos, H, g, reflected):
-    """Table entry of group g for the state (or its diagonal mirror)."""
+def group_entry(pos, H, g, reflected):
+    """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
+    H[4], the group's Manhattan distance, its rank); entry_value reads it."""
     md, group_tiles, group_k, offsets, refl_tile, refl_cell = H[2], H[6], H[7], H[8], H[9], H[10]
     n = pos.size
     used = np.uint64(0)
@@ -55,8 +56,23 @@ def group_value(pos, H, g, reflected):
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
     if H[13][g]:
-        return m + 2 * ((np.int64(H[4][offsets[g] + (r >> 1)]) >> (4 * (r & 1))) & 15)
-    return np.int64(H[4][offsets[g] + r])
+        return offsets[g] + (r >> 1), m, r
+    return offsets[g] + r, m, r
+
+
+@njit(cache=True, inline="always")
+def entry_value(H, g, index, m, r):
+    """The heuristic value of group g's entry found by group_entry (a 4-bit entry decoded)."""
+    if H[13][g]:
+        return m + 2 * ((np.int64(H[4][index]) >> (4 * (r & 1))) & 15)
+    return np.int64(H[4][index])
+
+
+@njit(cache=True, inline="always")
+def group_value(pos, H, g, reflected):
+    """Table entry of group g for the state (or its diagonal mirror)."""
+    index, m, r = group_entry(pos, H, g, reflected)
+    return entry_value(H, g, index, m, r)
 
 
 @njit(cache=True, inline="always")

@@ -24,7 +24,7 @@ from patterndb.jit import njit
 from ..heuristics.kernels import PDB, PDB_MAX, h_full, scratch_size
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
-from .idastar_pdb import dfs_pdb
+from .idastar_pdb import dfs_pdb, dfs_pdb_ahead
 from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
 
 # Columns of the per-subtree result rows.
@@ -161,6 +161,9 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
             left = max(1, left - expanded) if budget > 0 else 0
             if H[0] == PDB_MAX:
                 status, goal_depth, e, g, nxt = dfs_max(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
+            elif H[0] == PDB and n <= 16:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
+                status, goal_depth, e, g, nxt = dfs_pdb_ahead(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
+                                                              left, stop)
             elif H[0] == PDB:
                 status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             else:
