@@ -29,6 +29,22 @@ from ..heuristics.kernels import entry_value, group_entry, group_value, h_full
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
 
 
+@njit(cache=True, inline="always")
+def _locate(pos, H, g, reflected, ahead, depth, e, at):
+    """Locate group g's entry into ahead[depth, e, at:at + 3] and ask the CPU for it."""
+    index, m, r = group_entry(pos, H, g, reflected)
+    prefetch(H[4], index)
+    ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2] = index, m, r
+
+
+@njit(cache=True, inline="always")
+def _value(pos, H, g, reflected, look_ahead, ahead, depth, e, at):
+    """Group g's value: read where _locate found it, or looked up now."""
+    if look_ahead:
+        return entry_value(H, g, ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2])
+    return group_value(pos, H, g, reflected)
+
+
 def _kernel(look_ahead: bool):
     """The kernel, with or without prefetching the children's entries (see the module docstring)."""
 
@@ -73,15 +89,10 @@ def _kernel(look_ahead: bool):
                         pos[t] = b  # (the lookups read only the pattern tiles' cells)
                         g = group_of[t]
                         if g >= 0:
-                            index, m, r = group_entry(pos, H, g, False)
-                            prefetch(H[4], index)
-                            ahead[depth, e, 0], ahead[depth, e, 1], ahead[depth, e, 2] = index, m, r
-                        if reflect:
-                            g2 = group_of[refl_tile[t]]
-                            if g2 >= 0:
-                                index, m, r = group_entry(pos, H, g2, True)
-                                prefetch(H[4], index)
-                                ahead[depth, e, 3], ahead[depth, e, 4], ahead[depth, e, 5] = index, m, r
+                            _locate(pos, H, g, False, ahead, depth, e, 0)
+                        g2 = group_of[refl_tile[t]] if reflect else -1
+                        if g2 >= 0:
+                            _locate(pos, H, g2, True, ahead, depth, e, 3)
                         pos[t] = c
             if d == 4:
                 if depth > d0:
@@ -107,10 +118,7 @@ def _kernel(look_ahead: bool):
             hr1 = hrs[depth]
             v = 0
             if g >= 0:
-                if look_ahead:
-                    v = entry_value(H, g, ahead[depth, d, 0], ahead[depth, d, 1], ahead[depth, d, 2])
-                else:
-                    v = group_value(pos, H, g, False)
+                v = _value(pos, H, g, False, look_ahead, ahead, depth, d, 0)
                 hr1 += v - gval[g]
             f = depth + 1 + hr1
             hf1 = hfs[depth]
@@ -119,10 +127,7 @@ def _kernel(look_ahead: bool):
             if f <= bound and reflect:
                 g2 = group_of[refl_tile[t]]
                 if g2 >= 0:
-                    if look_ahead:
-                        v2 = entry_value(H, g2, ahead[depth, d, 3], ahead[depth, d, 4], ahead[depth, d, 5])
-                    else:
-                        v2 = group_value(pos, H, g2, True)
+                    v2 = _value(pos, H, g2, True, look_ahead, ahead, depth, d, 3)
                     hf1 += v2 - fval[g2]
                 f = max(f, depth + 1 + hf1)
             if f > bound or depth + 1 >= MAX_DEPTH:
