@@ -119,6 +119,19 @@ def test_a_cold_solve_never_imports_numba(aot_dir, tmp_path, args, length):
     assert json.loads(out.stdout)["length"] == length
 
 
+def test_solver_distance_cold_never_imports_numba(aot_dir, tmp_path):
+    env = {**os.environ, "PATTERNDB_AOT": str(aot_dir), "PATTERNDB_DATA": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "patterndb.cli", "build", "--rows", "2", "--cols", "3"], env=env,
+                   check=True, capture_output=True)
+    table = next(tmp_path.glob("exact-*.h5"))
+    os.utime(table, (table.stat().st_mtime - 60,) * 2)  # old enough for its check to be remembered
+    distance = ["distance", "1 2 3 4 0 5", "--rows", "2"]
+    subprocess.run([sys.executable, "-m", "solver.cli", *distance], env=env, check=True, capture_output=True)
+    out = subprocess.run([sys.executable, "-c", COLD, *distance], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "1"
+
+
 def test_compile_check_says_which_kernels_solve_uses(aot_dir, tmp_path):
     env = {**os.environ, "PATTERNDB_AOT": str(aot_dir)}
     check = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,

@@ -7,8 +7,6 @@ import numpy as np
 
 from patterndb import Board
 
-from .kernels import h_full, scratch_size
-
 _DUMMY_I = np.zeros(1, dtype=np.int64)
 _DUMMY_2D = np.zeros((1, 1), dtype=np.int64)
 _DUMMY_U8 = np.zeros(1, dtype=np.uint8)
@@ -30,9 +28,12 @@ class Heuristic:
 
     def __call__(self, board: Board) -> int:
         """Value on a board of the canonical frame."""
-        G = scratch_size(self.H)
+        from ..search.aot import kernels  # the compiled ones when built: no numba import for one value
+
+        k = kernels()
+        G = k.scratch_size(self.H)
         tiles = board.tiles.astype(np.int64)
-        return int(h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
+        return int(k.h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
 
 
 def kernel_tuple(
