@@ -78,9 +78,17 @@ def unpack(packed, entries, k, n, md):
     return out
 
 
+_SLICE = 1 << 22  # bytes counted at a time by nibble_histogram (32 MB of int64 at most)
+
+
 def nibble_histogram(packed: np.ndarray, entries: int) -> np.ndarray:
-    """Entries per 4-bit value (16 counts): the cheap check of a packed table's values."""
-    per_byte = np.bincount(packed, minlength=256)
+    """Entries per 4-bit value (16 counts): the cheap check of a packed table's values.
+
+    Counted a slice at a time: np.bincount casts its input to int64, which for a whole
+    259 MB table took 2 GB."""
+    per_byte = np.zeros(256, dtype=np.int64)
+    for start in range(0, packed.size, _SLICE):
+        per_byte += np.bincount(packed[start : start + _SLICE], minlength=256)
     values = np.arange(256)
     hist = np.bincount(values & 15, weights=per_byte, minlength=16) + np.bincount(values >> 4, weights=per_byte,
                                                                                    minlength=16)

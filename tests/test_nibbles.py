@@ -78,3 +78,18 @@ def test_pack_leaves_packed_and_exact_tables_alone(tmp_path):
     p = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
     before = p.read_bytes()
     assert pack_pattern_file(p) is False and p.read_bytes() == before
+
+
+@pytest.mark.parametrize("entries", [1, 2, 37, 1000])
+def test_nibble_histogram_counts_every_entry_whatever_the_slice(monkeypatch, entries):
+    from patterndb import nibbles
+
+    rng = np.random.default_rng(entries)
+    values = rng.integers(0, 16, entries)
+    packed = np.zeros((entries + 1) // 2, dtype=np.uint8)
+    for r, v in enumerate(values):
+        packed[r >> 1] |= np.uint8(v << (4 * (r & 1)))
+    want = np.bincount(values, minlength=16)
+    for piece in (1, 3, 64, 1 << 22):  # bytes counted at a time
+        monkeypatch.setattr(nibbles, "_SLICE", piece)
+        assert np.array_equal(nibbles.nibble_histogram(packed, entries), want)
