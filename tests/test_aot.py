@@ -22,6 +22,7 @@ KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 def aot_dir(tmp_path_factory):
     """A directory holding the extension of this checkout: the one scripts/setup.sh built when
     it is current, else one built now (about 15-60 s)."""
+    pytest.importorskip("numba.pycc", reason="this numba has no ahead-of-time compiler: solve uses its JIT")
     aot.reset()
     aot.kernels()
     if aot.origin.startswith("aot"):
