@@ -63,11 +63,6 @@ def defer(factory: Callable[[], Any], like: Any = None) -> Any:
         return d
 
 
-def loaded() -> bool:
-    """Whether numba has been imported through this module."""
-    return _loaded
-
-
 def load() -> None:
     """Import numba, make every deferred object, and rebind the module globals holding them."""
     global _loaded, _loading

@@ -21,7 +21,7 @@ import numpy as np
 from .errors import TableError
 from .geometry import Shape
 from .movefsm import MoveMachine, build, undo_machine
-from .store import atomic, remember, remembered
+from .store import atomic, plain, remember, remembered
 
 FORMAT_VERSION = 1
 KIND = "move-fsm"
@@ -111,9 +111,11 @@ def read_machine(path: Path, shape: Shape, depth: int, trust: bool = True) -> Mo
     below (crc32 included) runs on what was read."""
     entry = remembered(path) if trust else None
     got = _read_remembered(path, entry["machine"]) if entry and "machine" in entry else None
+    places = None  # where the arrays lie in the file, when read through HDF5 now
     if got is None:
-        got = _read_hdf5(path)
-    a, transitions, start, places = got
+        a, transitions, start, places = _read_hdf5(path)
+    else:
+        a, transitions, start = got
     want = {"kind": KIND, "format_version": FORMAT_VERSION, "rows": shape.rows, "cols": shape.cols, "depth": depth}
     for k, v in want.items():
         if a.get(k) != v:
@@ -125,13 +127,9 @@ def read_machine(path: Path, shape: Shape, depth: int, trust: bool = True) -> Mo
             or not (0 <= start.min() and start.max() < states)):
         raise TableError(f"{path} is damaged: checksum or structure mismatch (it is rebuilt)")
     forbidden = np.asarray(a.get("forbidden_per_length", np.zeros(depth + 1)), dtype=np.int64)
-    if places is not None and not (entry and "machine" in entry):
-        remember(path, {"machine": {"attrs": {k: _plain(v) for k, v in a.items()}, **places}})
+    if places is not None:
+        remember(path, {"machine": {"attrs": {k: plain(v) for k, v in a.items()}, **places}})
     return MoveMachine(transitions, start, depth, forbidden)
-
-
-def _plain(v):
-    return v.tolist() if isinstance(v, np.ndarray) else v
 
 
 def _read_hdf5(path: Path) -> tuple[dict, np.ndarray, np.ndarray, dict | None]:
@@ -150,7 +148,8 @@ def _read_hdf5(path: Path) -> tuple[dict, np.ndarray, np.ndarray, dict | None]:
     return a, transitions, start, places
 
 
-def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarray, dict] | None:
+def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarray] | None:
+    """(attributes, transitions, start) from the places recorded in info, or None if they cannot be read."""
     a = info["attrs"]
     try:
         states, n = int(a["states"]), int(a["rows"]) * int(a["cols"])
@@ -160,7 +159,7 @@ def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarr
             return None
     except (OSError, KeyError, TypeError, ValueError):
         return None
-    return a, transitions.reshape(states, 4), start, info
+    return a, transitions.reshape(states, 4), start
 
 
 def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:

@@ -46,7 +46,7 @@ def digest(data_crc: int, attrs: dict[str, Any]) -> int:
     """crc32 over the data's crc32 and the attributes that say what the data means: a table's
     data under another group's name, or with its values and statistics changed together,
     no longer matches (a 4-bit table needs this: its goal entry is 0 for most groups' data)."""
-    text = json.dumps([_plain(np.asarray(attrs[k])) if k in attrs else None for k in IDENTITY])
+    text = json.dumps([plain(np.asarray(attrs[k])) if k in attrs else None for k in IDENTITY])
     return zlib.crc32(text.encode(), data_crc) & 0xFFFFFFFF
 
 
@@ -103,7 +103,7 @@ def _remove_stale_temporaries(path: Path) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def _plain(v: Any) -> Any:
+def plain(v: Any) -> Any:
     if isinstance(v, bytes):
         return v.decode()
     if isinstance(v, np.ndarray):
@@ -124,7 +124,7 @@ def read_attrs(path: Path) -> dict[str, Any]:
         with h5py.File(path, "r") as f:
             if DATASET not in f:
                 raise TableError(f"{path} is not a pattern-database file (no '{DATASET}' dataset)")
-            attrs = {k: _plain(v) for k, v in f[DATASET].attrs.items()}
+            attrs = {k: plain(v) for k, v in f[DATASET].attrs.items()}
             ds = f[DATASET]
             attrs["_shape"] = ds.shape
             attrs["_dtype"] = str(ds.dtype)
@@ -163,7 +163,7 @@ def stored_size(attrs: dict[str, Any]) -> int:
 def check_attrs(path: Path, attrs: dict[str, Any], expect: dict[str, Any]) -> None:
     for k, want in expect.items():
         got = attrs.get(k)
-        if _plain(np.asarray(got)) != _plain(np.asarray(want)):
+        if plain(np.asarray(got)) != plain(np.asarray(want)):
             raise TableError(f"{path} was built for {k}={got!r}, not {want!r}")
 
 

@@ -26,6 +26,7 @@ user's cache directory when that is not writable.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.machinery
 import importlib.util
 import json
@@ -49,8 +50,7 @@ _PREFIX = "_kernels_"
 
 
 def _package_dirs() -> list[Path]:
-    return [Path(sys.modules[p].__file__).parent if p in sys.modules else Path(__import__(p).__file__).parent
-            for p in _PACKAGES]
+    return [Path(importlib.import_module(p).__file__).parent for p in _PACKAGES]
 
 
 def _cpu() -> str:
@@ -214,10 +214,9 @@ def _example_calls() -> dict[str, tuple]:
     (Manhattan distance; every heuristic kind passes the same tuple types), every iteration
     after the first split into subtrees, and from a walk down the exact 2x3 table."""
     from patterndb import Shape, make_goal, scramble
+    from patterndb.exact import build_exact
     from patterndb.frame import Frame
     from patterndb.movefsm import undo_machine
-
-    from patterndb.exact import build_exact
 
     from ..heuristics import manhattan
     from .parallel import Driver, Problem, StopFlag, ThreadBackend
@@ -320,14 +319,16 @@ def build(directory: Path | None = None) -> Path:
 
 
 def _writable(dirs: list[Path]) -> Path:
+    """The first of dirs that can be made and written to, with room for the extension."""
+    from patterndb.catalog import check_writable
+    from patterndb.errors import TableError
+
     if not dirs:
         raise OSError("PATTERNDB_AOT is off: give a directory to build into")
     for d in dirs:
         try:
-            d.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=d):
-                pass
+            check_writable(d, 4 << 20, "the compiled kernels")
             return d
-        except OSError:
+        except TableError:
             continue
     raise OSError(f"cannot write the compiled kernels to any of: {', '.join(map(str, dirs))}")

@@ -23,6 +23,7 @@ def _typed_dict():
 
     return Dict
 
+
 _KEY = defer(lambda: types.UniTuple(types.int64, 2))
 Dict = defer(_typed_dict)
 

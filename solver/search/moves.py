@@ -2,7 +2,8 @@
 import numpy as np
 from patterndb.jit import njit
 
-FOUND, EXHAUSTED, LIMIT, STOPPED = (np.int64(s) for s in range(4))  # kernel status codes (int64, not literals: ahead-of-time compilation cannot unify literals)
+# Kernel status codes; int64, not int literals: ahead-of-time compilation cannot unify literals.
+FOUND, EXHAUSTED, LIMIT, STOPPED = (np.int64(s) for s in range(4))
 NO_BOUND = np.int64(1) << 62  # "no f over the bound was seen"
 STOP_EVERY = 4096  # expansions between two looks at the stop flag (well under a millisecond)
 MAX_DEPTH = 512  # longest path a kernel searches

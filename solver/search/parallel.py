@@ -178,7 +178,8 @@ def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.
     results = np.zeros((chunk.size, 5), dtype=np.int64)
     solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
     k = kernels().search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
-                        problem.start_state, paths, first, chunk, bound, budget, stop_flag, results, solution)
+                                  problem.start_state, paths, first, chunk, bound, budget, stop_flag, results,
+                                  solution)
     return results[:k], solution
 
 
