@@ -115,9 +115,12 @@ def _ordinal(cell, free):
 
 
 @njit(cache=True)
-def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights):
+def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights,
+                  deltas):
     """Expand the frontier fields of ranks [start, start+count) by moves of
-    tiles tile_lo..tile_hi-1; with close, mark the fields expanded.
+    tiles tile_lo..tile_hi-1; with close, mark the fields expanded. Unless deltas
+    is a one-element dummy, a region first reached above its placement's distance
+    gets (its distance - the placement's) / 2, at most 3, in its field of deltas[r2].
     Returns (placements reached for the first time, fields marked for the next level)."""
     cur = np.uint64(2 + level % 2)
     nxt = np.uint64(2 + (level + 1) % 2)
@@ -163,6 +166,10 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                         if not w2:  # no region reached before: the placement is new
                             dist[r2] = level + 1
                             new_placements += 1
+                        elif deltas.size > 1 and dist[r2] <= level:
+                            # (level + 1 - dist) is even: all regions of a placement share its parity
+                            up = min((level + 1 - np.int64(dist[r2])) >> 1, 3)
+                            deltas[r2] = np.uint64(deltas[r2]) | (np.uint64(up) << shift)
             if close:
                 w = np.uint64(words[r])
                 words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
@@ -172,17 +179,17 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
 
 
 @njit(cache=True, parallel=True)
-def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out):
+def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out):
     """out[c, 0] / out[c, 1]: new placements / new fields of the block of tile 0 on cell c."""
     block = dist.size // n
     for c0 in prange(n):
-        p, f = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+        p, f = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
         out[c0, 0] = p
         out[c0, 1] = f
 
 
 @njit(cache=True, parallel=True)
-def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out):
+def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out):
     block = dist.size // n
     sub = block // (n - 1)
     for c1 in prange(n):
@@ -191,7 +198,7 @@ def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
                 out[c1, 0] += p
                 out[c1, 1] += f
 
@@ -213,10 +220,16 @@ def _geometry(n: int, cols: int) -> np.ndarray:
 
 
 def build_pattern(
-    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None
+    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
+    deltas: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, int]:
     """Build the table of the tiles whose goal cells are goal_cells (in rank order)
     on the board with adjacency nbrs and the given number of columns.
+
+    deltas: None, or zeros of word_dtype(n - k), one per placement, to be filled
+    with the blank regions' distances above the placement's (zero-aware tables,
+    patterndb.regions): per region, in the 2-bit field of the ordinal of its lowest
+    cell among the non-pattern cells, (its distance - the table's entry) / 2, at most 3.
 
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
     """
@@ -230,6 +243,10 @@ def build_pattern(
     weights = np.array([num_placements(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     words = np.zeros(size, dtype=word_dtype(n - k))
+    if deltas is None:
+        deltas = np.zeros(1, dtype=words.dtype)
+    elif deltas.shape != (size,) or deltas.dtype != words.dtype:
+        raise ValueError(f"deltas must be {size} zeros of {words.dtype}")
     pos = np.asarray(goal_cells, dtype=np.int64)
     r0 = rank(pos, k, n)
     free = np.uint64(((1 << n) - 1) & ~sum(1 << int(c) for c in pos))
@@ -245,14 +262,14 @@ def build_pattern(
             import numba
 
             old = numba.set_parallel_chunksize(1)
-            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
+            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out)
             new, frontier = (int(v) for v in out.sum(axis=0))
-            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, out)
+            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out)
             new += int(out[:, 0].sum())
             frontier += int(out[:, 1].sum())
             numba.set_parallel_chunksize(old)
         else:
-            new, frontier = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights)
+            new, frontier = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
         level += 1
         done += new
         if bar:

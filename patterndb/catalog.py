@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fcntl
+import math
 import shutil
 import sys
 import tempfile
@@ -14,14 +15,15 @@ import numpy as np
 from .datadir import available_memory
 from .errors import TableError
 from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
-from .additive import build_pattern, bytes_needed
+from .additive import build_pattern, bytes_needed, word_dtype
 from .frame import Frame
-from .patterns import group_label
+from .patterns import group_label, is_zero_aware, pattern_tiles
 from .ranking import num_placements
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import unpack as unpack_kernel
 from .nibbles import entry as nibble_entry
 from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
+from . import zeroaware
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
 
@@ -118,11 +120,20 @@ def goal_index(attrs: dict[str, Any]) -> int:
     tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
     if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
         raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    r, used = 0, []
+    zero = attrs["kind"] != "exact" and is_zero_aware(tuple(tiles))
+    if zero:
+        tiles = list(pattern_tiles(tuple(tiles)))
+    r, order, used = 0, 0, []
     for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
-        r = r * (n - i) + p - sum(u < p for u in used)
+        below = sum(u < p for u in used)
+        r = r * (n - i) + p - below
+        order = order * (i + 1) + below
         used.append(p)
-    return r
+    if not zero:
+        return r
+    mapoff, regid = zeroaware.map_index(int(attrs["rows"]), int(attrs["cols"]), len(tiles))
+    m = sum(math.comb(c, j + 1) for j, c in enumerate(sorted(used)))
+    return int(mapoff[m]) + int(regid[m * n + cell[0]]) * math.factorial(len(tiles)) + order
 
 
 def expected_name(attrs: dict[str, Any]) -> str:
@@ -222,9 +233,13 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
                        packed: bool = True) -> Path:
     """Build one group's table and write it atomically (in 4 bits an entry where it fits,
     unless packed is False); returns the path."""
-    n = frame.shape.n
-    check_memory(bytes_needed(n, len(tiles)) + (64 << 20), f"the table of tiles {group_label(tiles)}")
-    check_writable(data_dir, num_placements(n, len(tiles)), f"the table of tiles {group_label(tiles)}")
+    n, k = frame.shape.n, len(pattern_tiles(tiles))
+    need, size = bytes_needed(n, k), num_placements(n, k) // 2
+    if is_zero_aware(tiles):  # the regions' distances, one byte an entry, then the packed table
+        size = zeroaware.entries(frame.shape.rows, frame.shape.cols, k) // 2
+        need += num_placements(n, k) * word_dtype(n - k).itemsize + 3 * size
+    check_memory(need + (64 << 20), f"the table of tiles {group_label(tiles)}")
+    check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
     path = pattern_path(data_dir, frame, tiles)
     with build_lock(path, progress) as built_meanwhile:
         if not built_meanwhile:
@@ -233,10 +248,13 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
 
 
 def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool, packed: bool) -> None:
-    n = frame.shape.n
-    goal_cells = frame.canonical_goal.positions()[list(tiles)]
+    n, placed = frame.shape.n, pattern_tiles(tiles)
+    goal_cells = frame.canonical_goal.positions()[list(placed)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
-    table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell, label)
+    zero = is_zero_aware(tiles)
+    deltas = np.zeros(num_placements(n, len(placed)), dtype=word_dtype(n - len(placed))) if zero else None
+    table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell,
+                                           label, deltas)
     hist = histogram(table)
     attrs = pattern_expect(frame, tiles) | {
         "tiles_label": group_label(tiles),
@@ -245,21 +263,42 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
         "cost_model": PDB_COST,
         "blank_cell": frame.blank_cell,
         "unreachable": UNREACHED,
-        "placements": num_placements(n, len(tiles)),
+        "placements": num_placements(n, len(placed)),
         "placements_reached": int(hist.sum()),
         "histogram": hist,
         "max": int(hist.size - 1),
         "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
+    if zero:
+        write_table(path, *_zero_aware_form(table, deltas, attrs))
+        return
     write_table(path, *(packed_form(table, attrs) if packed else (table, attrs | {"encoding": "byte"})))
+
+
+def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+    """(data, attributes) of a zero-aware table, from the build's placements and regions."""
+    rows, cols = int(attrs["rows"]), int(attrs["cols"])
+    data = zeroaware.zero_aware_table(table, deltas, rows, cols, _group_md(attrs))
+    if data is None:
+        raise TableError(f"the zero-aware table of tiles {attrs['tiles_label']} has values beyond 4 bits")
+    entries = zeroaware.entries(rows, cols, int(np.count_nonzero(attrs["tiles"])))
+    return data, attrs | {
+        "index": zeroaware.INDEX, "encoding": ENCODING, "decoding": zeroaware.DECODING, "entries": entries,
+        "values": "fewest moves of the group's tiles to bring them home from the placement with the blank "
+                  "in the region (admissible, additive over disjoint groups); histogram: per placement, "
+                  "the minimum over regions",
+        "cost_model": PDB_COST.replace("minimum over blank positions", "one entry per blank region"),
+        "nibble_histogram": nibble_histogram(data, entries),
+    }
 
 
 def _group_md(attrs: dict[str, Any]) -> np.ndarray:
     """goal_md of the table described by attrs (its tiles' goal cells on its board)."""
     n, cols = int(attrs["rows"]) * int(attrs["cols"]), int(attrs["cols"])
     goal = [int(t) for t in str(attrs["goal"]).split()]
-    return goal_md(cols, np.array([goal.index(int(t)) for t in attrs["tiles"]], dtype=np.int64), n)
+    tiles = pattern_tiles(tuple(int(t) for t in attrs["tiles"]))
+    return goal_md(cols, np.array([goal.index(t) for t in tiles], dtype=np.int64), n)
 
 
 def packed_form(table: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:

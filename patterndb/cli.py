@@ -21,7 +21,8 @@ from .datadir import resolve_data_dir
 from .errors import TableError
 from .frame import Frame
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
-from .patterns import catalog_groups, group_label, named_partitions, parse_catalog
+from . import zeroaware
+from .patterns import catalog_groups, group_label, is_zero_aware, named_partitions, parse_catalog, pattern_tiles
 from .ranking import num_placements
 from .store import is_packed, read_attrs, temporaries
 
@@ -55,7 +56,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
         groups = catalog_groups(parse_catalog(pattern, frame))
-        if not quiet and pattern.strip() not in named_partitions(shape.rows, shape.cols):
+        if not quiet and pattern.strip().removeprefix("z") not in named_partitions(shape.rows, shape.cols):
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
         _build_patterns(frame, groups, ddir, force, quiet)
@@ -86,10 +87,12 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
         else:
-            entries = num_placements(frame.shape.n, len(tiles))
-            if not quiet and entries / BUILD_RATE > 5:
+            placements = num_placements(frame.shape.n, len(pattern_tiles(tiles)))
+            entries = zeroaware.entries(frame.shape.rows, frame.shape.cols, len(pattern_tiles(tiles))) \
+                if is_zero_aware(tiles) else placements
+            if not quiet and placements / BUILD_RATE > 5:
                 click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {entries / 2**21:,.0f} MiB "
-                           f"on disk, about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
+                           f"on disk, about {_minutes(placements / BUILD_RATE)} on 2 cores", err=True)
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
                 a = read_attrs(path)

@@ -4,6 +4,9 @@ Named partitions are given in the canonical frame (blank-first layout, where
 tile t's goal cell is t), so they mean "the corresponding groups" for any
 goal the frame maps there (blank-last included). Explicit groups use the
 user's own tile numbers: "1-7/8-15", "1,2,5,6/3,4,7,8", ranges allowed.
+Tile 0, the blank, in a group makes its table zero-aware (patterndb.zeroaware:
+one entry per blank region instead of their minimum): "0,1-7/0,8-15", or a
+name with a leading z, "z7-8", for the named partition with the blank in every group.
 A spec that names a partition for the board is read as that name, so
 "7-8" is the 7-8 partition, not tiles 7 and 8 (write "7,8" for those); a
 lone "a-b" that is not a name for the board is refused, not read as tiles.
@@ -54,9 +57,20 @@ def _parse_group(text: str, n: int) -> list[int]:
             raise PatternError(f"bad range {tok!r}: {a} > {b}")
         tiles.extend(range(a, b + 1))
     for t in tiles:
-        if not 1 <= t <= n - 1:
-            raise PatternError(f"tile {t} is not a tile of this board (tiles are 1..{n - 1}; the blank cannot be in a pattern)")
+        if not 0 <= t <= n - 1:
+            raise PatternError(f"tile {t} is not a tile of this board (tiles are 1..{n - 1}, and 0, the blank, "
+                               "makes a group's table zero-aware)")
     return tiles
+
+
+def pattern_tiles(group: tuple[int, ...]) -> tuple[int, ...]:
+    """The group's tiles without the blank (the tiles its table places)."""
+    return tuple(t for t in group if t != 0)
+
+
+def is_zero_aware(group: tuple[int, ...]) -> bool:
+    """Does the group's table keep one entry per blank region (the blank, 0, is in the group)?"""
+    return 0 in group
 
 
 def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
@@ -66,6 +80,8 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     named = named_partitions(shape.rows, shape.cols)
     if spec in named:
         return tuple(tuple(g) for g in named[spec])
+    if spec.startswith("z") and spec[1:] in named:
+        return tuple((0, *g) for g in named[spec[1:]])
     if not spec:
         raise PatternError("empty pattern")
     names = ", ".join(named) or "none"
@@ -76,12 +92,18 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     for i, g in enumerate(groups):
         if not g:
             raise PatternError("empty tile group")
+        if not any(g):
+            raise PatternError("a group of the blank alone: give tiles with it")
+        if g.count(0) > 1:
+            raise PatternError("tile 0 appears twice in one group: groups must be disjoint")
         for t in g:
+            if t == 0:
+                continue
             if t in seen:
                 where = "twice in one group" if seen[t] == i else "in two groups"
                 raise PatternError(f"tile {t} appears {where}: groups must be disjoint")
             seen[t] = i
-    for g in groups:
+    for g in map(pattern_tiles, groups):
         if len(g) > shape.n - 2:
             raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")
     if re.fullmatch(r"\d+-\d+", spec):  # reads like a name ("7-8" on 3x3 was one group of tiles 7 and 8)

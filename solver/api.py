@@ -25,7 +25,8 @@ from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
 from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
-from patterndb.patterns import catalog_groups, group_label, named_partitions, parse_catalog, parse_partition
+from patterndb.patterns import (catalog_groups, group_label, named_partitions, parse_catalog, parse_partition,
+                                pattern_tiles)
 from patterndb.store import check_attrs, read_attrs
 
 from . import heuristics
@@ -136,7 +137,7 @@ def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heu
             raise TableError(f"{f} is not a pattern database (kind {attrs.get('kind')!r})")
         tiles = tuple(int(t) for t in attrs["tiles"])
         check_attrs(f, attrs, pattern_expect(frame, tiles))
-        if set(tiles) & {t for g in groups for t in g}:
+        if set(pattern_tiles(tiles)) & {t for g in groups for t in pattern_tiles(g)}:
             raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
         groups.append(tiles)
     return heuristics.pdb(frame, (tuple(groups),), list(files), "/".join(group_label(g) for g in groups), reflect)

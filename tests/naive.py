@@ -82,10 +82,11 @@ def replay(state: tuple, tiles: list[int], rows: int, cols: int) -> tuple:
     return tuple(s)
 
 
-def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int) -> dict[tuple, int]:
+def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int, per_blank: bool = False) -> dict:
     """Korf-Felner pattern database by 0-1 BFS over (pattern tile cells, blank cell):
     moving a pattern tile costs 1, moving any other tile costs 0. Returns
-    placement -> fewest pattern moves, minimised over blank cells."""
+    placement -> fewest pattern moves, minimised over blank cells; with per_blank,
+    (placement, blank cell) -> fewest pattern moves (what a zero-aware table holds)."""
     start = (tuple(goal_cells), goal_blank)
     dist = {start: 0}
     dq = deque([start])
@@ -107,6 +108,8 @@ def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int) -> d
                     dq.append(nxt)
                 else:
                     dq.appendleft(nxt)
+    if per_blank:
+        return dist
     best: dict[tuple, int] = {}
     for (cells, _), d in dist.items():
         if cells not in best or d < best[cells]:

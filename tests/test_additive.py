@@ -75,7 +75,7 @@ def test_named_and_explicit_specs():
 
 
 @pytest.mark.parametrize("spec, msg", [
-    ("1-7/7-9", "two groups"), ("0-3", "not a tile"), ("1-16", "not a tile"), ("5-5-6", "no named partition"),
+    ("1-7/7-9", "two groups"), ("0-3", "not a named partition"), ("1-3,-1", "bad tile group"), ("1-16", "not a tile"), ("5-5-6", "no named partition"),
     ("x", "bad tile group"), ("1,1", "twice"), ("", "empty"), ("1-15", "no room"), ("5-3", "bad range"),
 ])
 def test_bad_specs(spec, msg):

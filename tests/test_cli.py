@@ -98,7 +98,7 @@ def test_pdb_build_pattern_and_reuse(tmp_path):
     assert "pdb-3x3-b0-5-8.h5" in r.stdout.split()[0]
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
     assert "tiles 5-8" in r.stdout and "tiles 1,2" in r.stdout and "tiles 3,4" in r.stdout
-    for bad in ("1-4/4-8", "0,1", "9", "5-5-5"):
+    for bad in ("1-4/4-8", "0", "0,0,1", "9", "5-5-5"):
         r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", bad, "--data-dir", str(tmp_path)])
         assert r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
 

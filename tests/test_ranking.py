@@ -48,7 +48,7 @@ def test_goal_index_is_the_rank_of_the_goal_placement():
     rng = np.random.default_rng(7)
     for n, k in ((9, 9), (16, 7), (25, 6), (12, 5)):
         goal = rng.permutation(n)
-        tiles = [int(t) for t in rng.permutation(n)[:k]] if k < n else list(range(n))
+        tiles = [int(t) for t in rng.permutation(np.arange(1, n))[:k]] if k < n else list(range(n))  # 0: zero-aware
         cell = {int(t): c for c, t in enumerate(goal)}
         attrs = {"rows": 1, "cols": n, "goal": " ".join(map(str, goal)), "kind": "exact" if k == n else "pdb",
                  "tiles": tiles}

@@ -6,7 +6,8 @@ kernel compiles once and branches on H[0] (the kind):
   H = (kind, goalpos[n], md[n, n], cols, table[:], group_of[n],
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
-       tile_inst[n, P], inst_group[I], part_of[I])
+       tile_inst[n, P], inst_group[I], part_of[I],
+       zmeta[G, 3], mapoff[:], regid[:], binom[n + 1, kmax + 1])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -20,6 +21,10 @@ the stored nibble. For the exact kind, table is indexed by the full rank.
 A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
 and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
+A zero-aware group (patterndb.zeroaware; zmeta[g, 0] >= 0) is indexed by
+its cells' map, the blank's region in it and the tiles' order on it:
+mapoff[zmeta[g, 0]:] and regid[zmeta[g, 1]:] are its board's and group
+size's map tables, zmeta[g, 2] = k!, binom the binomials for map ranks.
 Unused fields hold one-element dummies.
 """
 from __future__ import annotations
@@ -29,6 +34,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
+from patterndb.zeroaware import map_rank
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -47,14 +53,22 @@ def group_entry(pos, H, g, reflected):
     n = pos.size
     used = np.uint64(0)
     r = 0
+    order = 0
     m = 0
     for i in range(group_k[g]):
         t = group_tiles[g, i]
         p = refl_cell[pos[refl_tile[t]]] if reflected else pos[t]
         below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
         r = r * (n - i) + (p - below)
+        order = order * (i + 1) + below
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
+    zmeta = H[17]
+    if zmeta[g, 0] >= 0:
+        blank = refl_cell[pos[0]] if reflected else pos[0]
+        mr = map_rank(used, H[20])
+        index = H[18][zmeta[g, 0] + mr] + np.int64(H[19][zmeta[g, 1] + mr * n + blank]) * zmeta[g, 2] + order
+        return offsets[g] + (index >> 1), m, index
     if H[13][g]:
         return offsets[g] + (r >> 1), m, r
     return offsets[g] + r, m, r

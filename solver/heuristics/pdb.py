@@ -11,13 +11,15 @@ partitions share it (search/idastar_max.py).
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
-from patterndb.patterns import Partition, catalog_groups
+from patterndb.patterns import Partition, catalog_groups, is_zero_aware, pattern_tiles
+from patterndb.zeroaware import binomials, map_index
 from patterndb.store import is_packed
 
 from .base import Heuristic, kernel_tuple
@@ -65,10 +67,11 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
     groups = catalog_groups(parts)
     table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
     fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
-    kmax = max(len(g) for g in groups)
+    placed = [pattern_tiles(g) for g in groups]
+    kmax = max(len(g) for g in placed)
     group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
     group_of = np.full(n, -1, dtype=np.int64)
-    for i, g in enumerate(groups):
+    for i, g in enumerate(placed):
         group_tiles[i, : len(g)] = g
         group_of[list(g)] = i
     refl = reflection(frame) if reflect else None
@@ -78,17 +81,40 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
         inst = [(p, groups.index(g)) for p, part in enumerate(parts) for g in part]
         tile_inst = np.full((n, len(parts)), -1, dtype=np.int64)
         for i, (p, g) in enumerate(inst):
-            tile_inst[list(groups[g]), p] = i
+            tile_inst[list(placed[g]), p] = i
         catalogue = {"tile_inst": tile_inst, "inst_group": np.array([g for _, g in inst], dtype=np.int64),
                      "part_of": np.array([p for p, _ in inst], dtype=np.int64)}
     H = kernel_tuple(
         PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
-        group_tiles=group_tiles, group_k=np.array([len(g) for g in groups], dtype=np.int64), offsets=offsets,
+        group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
         packed=np.array([is_packed(a) for a in attrs], dtype=np.int64), **catalogue,
+        **_zero_aware_fields(frame, groups, kmax),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
+
+
+def _zero_aware_fields(frame: Frame, groups: Partition, kmax: int) -> dict[str, np.ndarray]:
+    """The kernel tuple's zero-aware fields: each zero-aware group's map tables (shared by
+    groups of the same size), or nothing when no group is zero-aware."""
+    if not any(is_zero_aware(g) for g in groups):
+        return {}
+    rows, cols = frame.shape.rows, frame.shape.cols
+    zmeta = np.full((len(groups), 3), -1, dtype=np.int64)
+    mapoffs, regids, at = [], [], {}
+    for i, g in enumerate(groups):
+        k = len(pattern_tiles(g))
+        if not is_zero_aware(g):
+            continue
+        if k not in at:
+            mapoff, regid = map_index(rows, cols, k)
+            at[k] = (sum(a.size for a in mapoffs), sum(a.size for a in regids))
+            mapoffs.append(mapoff)
+            regids.append(regid)
+        zmeta[i] = (*at[k], math.factorial(k))
+    return {"zmeta": zmeta, "mapoff": np.concatenate(mapoffs), "regid": np.concatenate(regids),
+            "binom": binomials(frame.shape.n, kmax)}
 
 
 def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None:

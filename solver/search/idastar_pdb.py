@@ -86,7 +86,8 @@ def _kernel(look_ahead: bool):
                     if fsm[states[depth], e] >= 0:
                         c = nbrs[b, e]
                         t = board[c]
-                        pos[t] = b  # (the lookups read only the pattern tiles' cells)
+                        pos[t] = b  # (the lookups read only the pattern tiles' and the blank's cells)
+                        pos[0] = c
                         g = group_of[t]
                         if g >= 0:
                             _locate(pos, H, g, False, ahead, depth, e, 0)
@@ -94,6 +95,7 @@ def _kernel(look_ahead: bool):
                         if g2 >= 0:
                             _locate(pos, H, g2, True, ahead, depth, e, 3)
                         pos[t] = c
+                        pos[0] = b
             if d == 4:
                 if depth > d0:
                     prev = cells[depth - 1]

@@ -1,0 +1,171 @@
+"""Zero-aware tables (patterndb.zeroaware): one entry per placement and blank region."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_board
+from patterndb.additive import build_pattern, word_dtype
+from patterndb.catalog import build_pattern_file, map_checked, pattern_expect, pattern_path
+from patterndb.nibbles import goal_md
+from patterndb.patterns import parse_catalog, parse_partition
+from patterndb.ranking import num_placements
+from patterndb.store import read_attrs
+from patterndb import zeroaware
+from solver import solve
+from solver.api import Options, make_plan, prepare
+from solver.heuristics.kernels import h_many
+from solver.search import Driver, StopFlag, ThreadBackend
+
+from . import naive
+from .conftest import all_8puzzle_states
+from .test_parallel import counts, problem
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+
+
+def _regions(rows: int, cols: int, covered: set[int]) -> list[set[int]]:
+    """The connected parts of the uncovered cells, ordered by their lowest cell."""
+    left = [c for c in range(rows * cols) if c not in covered]
+    out: list[set[int]] = []
+    for c in left:
+        if any(c in r for r in out):
+            continue
+        part, todo = {c}, [c]
+        while todo:
+            x = todo.pop()
+            for y in naive.neighbours(rows, cols, x):
+                if y not in covered and y not in part:
+                    part.add(y)
+                    todo.append(y)
+        out.append(part)
+    return out
+
+
+@pytest.mark.parametrize("rows, cols, k", [(3, 3, 4), (2, 4, 3), (3, 4, 5), (4, 4, 8), (3, 3, 7)])
+def test_map_tables_number_each_maps_regions_by_lowest_cell(rows, cols, k):
+    mapoff, regid = zeroaware.map_index(rows, cols, k)
+    n = rows * cols
+    maps = sorted(itertools.combinations(range(n), k), key=lambda m: sum(1 << c for c in m))  # colex
+    assert mapoff.size == len(maps) + 1 and mapoff[0] == 0
+    for i, m in enumerate(maps):
+        regions = _regions(rows, cols, set(m))
+        assert mapoff[i + 1] - mapoff[i] == len(regions) * math.factorial(k)
+        for j, part in enumerate(regions):
+            assert all(regid[i * n + c] == j for c in part)
+
+
+@pytest.mark.parametrize(
+    "rows, cols, cells, blank",
+    [(3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (2, 4, (1, 2, 3), 0),
+     (2, 4, (4, 5, 6, 7), 0), (3, 4, (1, 2, 3, 4, 5), 0), (3, 4, (11, 10, 7), 0), (2, 5, (9, 1, 5, 2), 3)],
+)
+def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, cols, cells, blank):
+    """Against a 0-1 BFS over (placement, blank cell): every placement with the blank on
+    every free cell (so every region), exactly, but for the documented cap (a region at
+    most 2 * MAX_RAISE moves above its placement's minimum)."""
+    shape = Shape(rows, cols)
+    n, k = shape.n, len(cells)
+    deltas = np.zeros(num_placements(n, k), dtype=word_dtype(n - k))
+    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, deltas=deltas)
+    md = goal_md(cols, np.array(cells), n)
+    data = zeroaware.zero_aware_table(table, deltas, rows, cols, md)
+    ref = naive.pattern_table(rows, cols, tuple(cells), blank, per_blank=True)
+    assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
+    assert data.size == (zeroaware.entries(rows, cols, k) + 1) // 2
+    got = {key: zeroaware.value(data, rows, cols, md, *key) for key in ref}
+    low = {}
+    for (c, _), v in ref.items():
+        low[c] = min(low.get(c, v), v)
+    assert got == {(c, b): min(v, low[c] + 2 * zeroaware.MAX_RAISE) for (c, b), v in ref.items()}
+    assert any(v > table[0] for v in got.values())  # (not all regions alike: the test can fail)
+
+
+def test_file_attributes_goal_entry_and_refusals(tmp_path):
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    path = build_pattern_file(frame, (0, 1, 2, 3, 4), tmp_path)
+    assert path.name == "pdb-3x3-b0-0-4.h5"
+    a = read_attrs(path)
+    assert a["encoding"] == "nibble-md" and a["index"] == zeroaware.INDEX and "region" in a["decoding"]
+    assert a["entries"] == zeroaware.entries(3, 3, 4) and list(a["tiles"]) == [0, 1, 2, 3, 4]
+    map_checked([path], [pattern_expect(frame, (0, 1, 2, 3, 4))])
+    plain = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    with pytest.raises(TableError, match="was built for tiles"):  # a plain table is not a zero-aware one
+        map_checked([plain], [pattern_expect(frame, (0, 1, 2, 3, 4))])
+
+
+def test_specs():
+    f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    assert parse_partition("z7-8", f) == ((0, *range(1, 8)), (0, *range(8, 16)))
+    assert parse_partition("0,1-7/0,8-15", f) == parse_partition("z7-8", f)
+    assert parse_catalog("z5-5-5+5-5-5", f)[1] == parse_partition("5-5-5", f)
+    for bad, msg in (("0/1-15", "blank alone"), ("0,0,1-7/8-15", "twice"), ("0,1-15", "no room")):
+        with pytest.raises(PatternError, match=msg):
+            parse_partition(bad, f)
+
+
+@pytest.fixture(scope="module")
+def z_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("zero")
+    f3 = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    for spec in ("4-4", "z4-4", "1,3,5,7/2,4,6,8", "0,1,3,5,7/0,2,4,6,8"):
+        for g in parse_partition(spec, f3):
+            build_pattern_file(f3, g, d)
+    f4 = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    for spec in ("5-5-5", "z5-5-5"):
+        for g in parse_partition(spec, f4):
+            build_pattern_file(f4, g, d)
+    return d
+
+
+@pytest.mark.parametrize("plain, zero", [("4-4", "z4-4"), ("1,3,5,7/2,4,6,8", "0,1,3,5,7/0,2,4,6,8")])
+def test_admissible_on_every_8puzzle_state_and_above_the_plain_tables(data_dir, z_dir, plain, zero):
+    frame, boards, exact = all_8puzzle_states(data_dir)
+    _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
+    hz, hp = (h_many(boards, make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H)
+              for p in (zero, plain))
+    assert (hz <= exact).all()
+    assert (hz >= hp).all() and (hz > hp).mean() > 0.05
+
+
+def test_kernel_counts_equal_plain_idastar_and_both_variants_agree(z_dir, rng):
+    """The PDB kernels with zero-aware tables against a plain recursive IDA* that evaluates
+    the same heuristic from scratch."""
+    from solver.search.idastar_pdb import dfs_pdb, dfs_pdb_ahead
+    from solver.search.moves import MAX_DEPTH
+
+    goal = make_goal(Shape(3, 3), "blank-first")
+    gt = tuple(goal.tiles.tolist())
+    for _ in range(8):
+        b = random_board(Shape(3, 3), goal, rng)
+        p, plan = problem(str(b), pattern="z4-4", data_dir=z_dir, prune=2)
+        h = plan.heuristic
+        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: h(type(b)(b.shape, np.array(s))))
+        for split in (0, 10**12):
+            out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
+            assert len(out.path) - 1 == length and counts(out) == its
+        pos = np.argsort(p.tiles).astype(np.int64)
+        for bound, _, _ in its:
+            runs = []
+            for kernel in (dfs_pdb, dfs_pdb_ahead):
+                path = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+                path[0] = p.blank
+                res = kernel(p.tiles, pos, p.goal, p.H, p.nbrs, p.machine.transitions, path, p.start_state, 0,
+                             bound, 0, np.zeros(1, dtype=np.int64))
+                runs.append((tuple(int(x) for x in res), path[: max(res[1], 0) + 1].tolist()))
+            assert runs[0] == runs[1]
+
+
+def test_korf_boards_optimal_with_fewer_nodes(z_dir):
+    """z5-5-5 on Korf's instances: the known optimal lengths, never more nodes than 5-5-5,
+"""
+    total = {}
+    for spec in ("5-5-5", "z5-5-5"):
+        total[spec] = 0
+        for row in KORF[:6]:
+            tiles = " ".join(row[:16])
+            r = solve(tiles, goal="blank-first", pattern=spec, data_dir=z_dir)
+            assert r.length == int(row[16])
+            total[spec] += r.nodes_expanded
+    assert total["z5-5-5"] < 0.9 * total["5-5-5"]
