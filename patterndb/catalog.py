@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import fcntl
-import math
 import shutil
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from .ranking import num_placements
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import unpack as unpack_kernel
 from .nibbles import entry as nibble_entry
+from .store import is_zero_aware as store_zero_aware
 from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
 from . import zeroaware
 
@@ -120,20 +120,12 @@ def goal_index(attrs: dict[str, Any]) -> int:
     tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
     if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
         raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    zero = attrs["kind"] != "exact" and is_zero_aware(tuple(tiles))
-    if zero:
-        tiles = list(pattern_tiles(tuple(tiles)))
-    r, order, used = 0, 0, []
+    tiles = [t for t in tiles if t != 0] if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
+    r, used = 0, []
     for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
-        below = sum(u < p for u in used)
-        r = r * (n - i) + p - below
-        order = order * (i + 1) + below
+        r = r * (n - i) + p - sum(u < p for u in used)
         used.append(p)
-    if not zero:
-        return r
-    mapoff, regid = zeroaware.map_index(int(attrs["rows"]), int(attrs["cols"]), len(tiles))
-    m = sum(math.comb(c, j + 1) for j, c in enumerate(sorted(used)))
-    return int(mapoff[m]) + int(regid[m * n + cell[0]]) * math.factorial(len(tiles)) + order
+    return r
 
 
 def expected_name(attrs: dict[str, Any]) -> str:
@@ -162,7 +154,10 @@ def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = No
 
 def check_goal_entry(path: Path, attrs: dict[str, Any], table: np.ndarray) -> None:
     g = goal_index(attrs)
-    v = nibble_entry(table, g) if is_packed(attrs) else int(table[g])  # (the goal's Manhattan distance is 0)
+    if store_zero_aware(attrs):
+        v = int(table[g * int(attrs["word_bytes"])]) & 15
+    else:
+        v = nibble_entry(table, g) if is_packed(attrs) else int(table[g])  # (the goal's Manhattan distance is 0)
     if v != 0:
         raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {v}, not 0")
 
@@ -235,9 +230,9 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     unless packed is False); returns the path."""
     n, k = frame.shape.n, len(pattern_tiles(tiles))
     need, size = bytes_needed(n, k), num_placements(n, k) // 2
-    if is_zero_aware(tiles):  # the regions' distances, one byte an entry, then the packed table
-        size = zeroaware.entries(frame.shape.rows, frame.shape.cols, k) // 2
-        need += num_placements(n, k) * word_dtype(n - k).itemsize + 3 * size
+    if is_zero_aware(tiles):  # the regions' distances while building, then a word per placement
+        size = num_placements(n, k) * zeroaware.word_bytes(n - k)
+        need += num_placements(n, k) * word_dtype(n - k).itemsize + size
     check_memory(need + (64 << 20), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
     path = pattern_path(data_dir, frame, tiles)
@@ -278,18 +273,20 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
 
 def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
     """(data, attributes) of a zero-aware table, from the build's placements and regions."""
-    rows, cols = int(attrs["rows"]), int(attrs["cols"])
-    data = zeroaware.zero_aware_table(table, deltas, rows, cols, _group_md(attrs))
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    data = zeroaware.zero_aware_table(table, deltas, n, _group_md(attrs))
     if data is None:
         raise TableError(f"the zero-aware table of tiles {attrs['tiles_label']} has values beyond 4 bits")
-    entries = zeroaware.entries(rows, cols, int(np.count_nonzero(attrs["tiles"])))
+    nbytes = zeroaware.word_bytes(n - int(np.count_nonzero(attrs["tiles"])))
     return data, attrs | {
-        "index": zeroaware.INDEX, "encoding": ENCODING, "decoding": zeroaware.DECODING, "entries": entries,
+        "encoding": zeroaware.ENCODING, "decoding": zeroaware.DECODING, "entries": table.size,
+        "word_bytes": nbytes, "max_raise": 2 * zeroaware.MAX_RAISE,
         "values": "fewest moves of the group's tiles to bring them home from the placement with the blank "
-                  "in the region (admissible, additive over disjoint groups); histogram: per placement, "
+                  "in its region (admissible, additive over disjoint groups); histogram: per placement, "
                   "the minimum over regions",
-        "cost_model": PDB_COST.replace("minimum over blank positions", "one entry per blank region"),
-        "nibble_histogram": nibble_histogram(data, entries),
+        "cost_model": PDB_COST.replace("minimum over blank positions",
+                                       "per blank region, at most max_raise above the minimum over them"),
+        "nibble_histogram": zeroaware.nibble_histogram(data, nbytes),
     }
 
 
@@ -315,7 +312,7 @@ def pack_pattern_file(path: Path) -> bool:
     """Rewrite a 1-byte group table in 4 bits (atomically, values unchanged); False if it
     is packed already or some entry does not fit."""
     attrs = read_attrs(path)
-    if is_packed(attrs) or attrs.get("kind") != "pdb":
+    if is_packed(attrs) or store_zero_aware(attrs) or attrs.get("kind") != "pdb":
         return False
     check_writable(Path(path).parent, stored_size(attrs) // 2, f"the 4-bit form of {path}")
     table, attrs = load_checked(path, {}, verify="always")
@@ -334,6 +331,8 @@ def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> np.nda
     if not path.exists():
         raise TableError(f"no table for tiles {group_label(tiles)} of {frame.shape} in {data_dir}")
     table, attrs = load_checked(path, pattern_expect(frame, tiles))
+    if store_zero_aware(attrs):
+        raise TableError(f"{path} is zero-aware: a value per blank region, read with zeroaware.value")
     return unpack(table, attrs) if is_packed(attrs) else table
 
 

@@ -24,7 +24,7 @@ from .machines import KIND, default_depth, is_machine_file, load_or_build, machi
 from . import zeroaware
 from .patterns import catalog_groups, group_label, is_zero_aware, named_partitions, parse_catalog, pattern_tiles
 from .ranking import num_placements
-from .store import is_packed, read_attrs, temporaries
+from .store import read_attrs, temporaries
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,12 +87,12 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
         else:
-            placements = num_placements(frame.shape.n, len(pattern_tiles(tiles)))
-            entries = zeroaware.entries(frame.shape.rows, frame.shape.cols, len(pattern_tiles(tiles))) \
-                if is_zero_aware(tiles) else placements
-            if not quiet and placements / BUILD_RATE > 5:
-                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {entries / 2**21:,.0f} MiB "
-                           f"on disk, about {_minutes(placements / BUILD_RATE)} on 2 cores", err=True)
+            k = len(pattern_tiles(tiles))
+            entries = num_placements(frame.shape.n, k)
+            size = entries * zeroaware.word_bytes(frame.shape.n - k) if is_zero_aware(tiles) else entries // 2
+            if not quiet and entries / BUILD_RATE > 5:
+                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {size / 2**20:,.0f} MiB "
+                           f"on disk, about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
                 a = read_attrs(path)
@@ -122,7 +122,7 @@ def _cached(path: Path, expect: dict, quiet: bool) -> bool:
         click.echo(f"{e}: rebuilding it", err=True)
         return False
     if not quiet:
-        hint = "" if is_packed(attrs) or attrs.get("kind") != "pdb" else f" (1 byte an entry: 'pdb pack {path}' halves it)"
+        hint = "" if attrs.get("encoding", "byte") != "byte" or attrs.get("kind") != "pdb" else f" (1 byte an entry: 'pdb pack {path}' halves it)"
         click.echo(f"cached: {path}{hint}", err=True)
     return True
 
@@ -132,7 +132,8 @@ def _describe(attrs: dict) -> str:
         return "exact"
     if attrs.get("kind") == KIND:
         return f"move pruning, depth {attrs.get('depth')}"
-    return f"tiles {attrs.get('tiles_label', '?')}"
+    zero = ", zero-aware" if attrs.get("encoding") == zeroaware.ENCODING else ""
+    return f"tiles {attrs.get('tiles_label', '?')}{zero}"
 
 
 @main.command("list")

@@ -25,6 +25,8 @@ import numpy as np
 from .errors import TableError
 from .exact import histogram, histogram_mean
 from .nibbles import ENCODING, nibble_histogram
+from .zeroaware import ENCODING as REGIONS
+from .zeroaware import nibble_histogram as zero_histogram
 
 FORMAT_VERSION = 1
 DATASET = "table"
@@ -141,8 +143,9 @@ def read_attrs(path: Path) -> dict[str, Any]:
         raise TableError(
             f"{path} has format version {attrs.get('format_version')}, this program reads {FORMAT_VERSION}: rebuild it"
         )
-    if attrs.get("encoding", "byte") not in ("byte", ENCODING):
-        raise TableError(f"{path} has encoding {attrs.get('encoding')!r}, this program reads 'byte' and '{ENCODING}'")
+    if attrs.get("encoding", "byte") not in ("byte", ENCODING, REGIONS):
+        raise TableError(f"{path} has encoding {attrs.get('encoding')!r}, this program reads 'byte', '{ENCODING}' "
+                         f"and '{REGIONS}'")
     if attrs["_dtype"] != "uint8" or attrs["_shape"] != (stored_size(attrs),):
         raise TableError(f"{path} is damaged: table is {attrs['_dtype']}{attrs['_shape']}, "
                          f"expected uint8 ({stored_size(attrs)},)")
@@ -154,9 +157,16 @@ def is_packed(attrs: dict[str, Any]) -> bool:
     return attrs.get("encoding") == ENCODING
 
 
+def is_zero_aware(attrs: dict[str, Any]) -> bool:
+    """Is the table zero-aware (patterndb.zeroaware: a word per placement)?"""
+    return attrs.get("encoding") == REGIONS
+
+
 def stored_size(attrs: dict[str, Any]) -> int:
-    """Bytes of the dataset: an entry each, or two entries a byte when packed."""
+    """Bytes of the dataset: an entry each, two entries a byte when packed, or a word each."""
     entries = int(attrs["entries"])
+    if is_zero_aware(attrs):
+        return entries * int(attrs["word_bytes"])
     return (entries + 1) // 2 if is_packed(attrs) else entries
 
 
@@ -265,13 +275,16 @@ def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) ->
     if entry is None or entry.get("crc") != int(attrs["checksum_crc32"]):
         if checksum(data) != attrs["checksum_crc32"]:
             raise TableError(f"{path} is damaged: checksum mismatch (rebuild it)")
-        if ("digest_crc32" in attrs or is_packed(attrs)) and attrs.get("digest_crc32") != digest(
+        if ("digest_crc32" in attrs or is_packed(attrs) or is_zero_aware(attrs)) and attrs.get("digest_crc32") != digest(
                 int(attrs["checksum_crc32"]), attrs):
             raise TableError(f"{path} is damaged or altered: its data does not match its attributes (digest_crc32)")
         want = np.asarray(attrs["histogram"])
         if is_packed(attrs):  # the stored values against their own histogram; h's histogram is consistent
             hist = want
             same = np.array_equal(nibble_histogram(data, int(attrs["entries"])), attrs.get("nibble_histogram"))
+        elif is_zero_aware(attrs):  # the stored minima against their histogram, as for packed tables
+            hist = want
+            same = np.array_equal(zero_histogram(data, int(attrs["word_bytes"])), attrs.get("nibble_histogram"))
         else:
             hist = histogram(data)
             same = np.array_equal(hist, want)

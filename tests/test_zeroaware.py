@@ -1,7 +1,4 @@
 """Zero-aware tables (patterndb.zeroaware): one entry per placement and blank region."""
-import itertools
-import math
-
 import numpy as np
 import pytest
 
@@ -25,37 +22,6 @@ from .test_parallel import counts, problem
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
 
-def _regions(rows: int, cols: int, covered: set[int]) -> list[set[int]]:
-    """The connected parts of the uncovered cells, ordered by their lowest cell."""
-    left = [c for c in range(rows * cols) if c not in covered]
-    out: list[set[int]] = []
-    for c in left:
-        if any(c in r for r in out):
-            continue
-        part, todo = {c}, [c]
-        while todo:
-            x = todo.pop()
-            for y in naive.neighbours(rows, cols, x):
-                if y not in covered and y not in part:
-                    part.add(y)
-                    todo.append(y)
-        out.append(part)
-    return out
-
-
-@pytest.mark.parametrize("rows, cols, k", [(3, 3, 4), (2, 4, 3), (3, 4, 5), (4, 4, 8), (3, 3, 7)])
-def test_map_tables_number_each_maps_regions_by_lowest_cell(rows, cols, k):
-    mapoff, regid = zeroaware.map_index(rows, cols, k)
-    n = rows * cols
-    maps = sorted(itertools.combinations(range(n), k), key=lambda m: sum(1 << c for c in m))  # colex
-    assert mapoff.size == len(maps) + 1 and mapoff[0] == 0
-    for i, m in enumerate(maps):
-        regions = _regions(rows, cols, set(m))
-        assert mapoff[i + 1] - mapoff[i] == len(regions) * math.factorial(k)
-        for j, part in enumerate(regions):
-            assert all(regid[i * n + c] == j for c in part)
-
-
 @pytest.mark.parametrize(
     "rows, cols, cells, blank",
     [(3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (2, 4, (1, 2, 3), 0),
@@ -70,10 +36,10 @@ def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, 
     deltas = np.zeros(num_placements(n, k), dtype=word_dtype(n - k))
     table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, deltas=deltas)
     md = goal_md(cols, np.array(cells), n)
-    data = zeroaware.zero_aware_table(table, deltas, rows, cols, md)
+    data = zeroaware.zero_aware_table(table, deltas, n, md)
     ref = naive.pattern_table(rows, cols, tuple(cells), blank, per_blank=True)
     assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
-    assert data.size == (zeroaware.entries(rows, cols, k) + 1) // 2
+    assert data.size == num_placements(n, k) * zeroaware.word_bytes(n - k)
     got = {key: zeroaware.value(data, rows, cols, md, *key) for key in ref}
     low = {}
     for (c, _), v in ref.items():
@@ -87,8 +53,8 @@ def test_file_attributes_goal_entry_and_refusals(tmp_path):
     path = build_pattern_file(frame, (0, 1, 2, 3, 4), tmp_path)
     assert path.name == "pdb-3x3-b0-0-4.h5"
     a = read_attrs(path)
-    assert a["encoding"] == "nibble-md" and a["index"] == zeroaware.INDEX and "region" in a["decoding"]
-    assert a["entries"] == zeroaware.entries(3, 3, 4) and list(a["tiles"]) == [0, 1, 2, 3, 4]
+    assert a["encoding"] == "nibble-md-regions" and a["word_bytes"] == 2 and "region" in a["decoding"]
+    assert a["entries"] == 3024 and list(a["tiles"]) == [0, 1, 2, 3, 4] and a["max_raise"] == 2
     map_checked([path], [pattern_expect(frame, (0, 1, 2, 3, 4))])
     plain = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
     with pytest.raises(TableError, match="was built for tiles"):  # a plain table is not a zero-aware one

@@ -51,10 +51,7 @@ def kernel_tuple(
     tile_inst: np.ndarray = _DUMMY_2D,
     inst_group: np.ndarray = np.zeros(0, dtype=np.int64),
     part_of: np.ndarray = np.zeros(0, dtype=np.int64),
-    zmeta: np.ndarray | None = None,
-    mapoff: np.ndarray = _DUMMY_I,
-    regid: np.ndarray = _DUMMY_U8,
-    binom: np.ndarray = _DUMMY_2D,
+    zbytes: np.ndarray | None = None,
 ) -> tuple:
     """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
     shape = goal.shape
@@ -71,5 +68,5 @@ def kernel_tuple(
         np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
         group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
         tile_inst, inst_group, part_of,
-        np.full((max(group_k.size, 1), 3), -1, dtype=np.int64) if zmeta is None else zmeta, mapoff, regid, binom,
+        np.zeros(max(group_k.size, 1), dtype=np.int64) if zbytes is None else zbytes,
     )

@@ -7,7 +7,7 @@ kernel compiles once and branches on H[0] (the kind):
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
        tile_inst[n, P], inst_group[I], part_of[I],
-       zmeta[G, 3], mapoff[:], regid[:], binom[n + 1, kmax + 1])
+       zbytes[G])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -21,10 +21,9 @@ the stored nibble. For the exact kind, table is indexed by the full rank.
 A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
 and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
-A zero-aware group (patterndb.zeroaware; zmeta[g, 0] >= 0) is indexed by
-its cells' map, the blank's region in it and the tiles' order on it:
-mapoff[zmeta[g, 0]:] and regid[zmeta[g, 1]:] are its board's and group
-size's map tables, zmeta[g, 2] = k!, binom the binomials for map ranks.
+A zero-aware group (patterndb.zeroaware) has a word of zbytes[g] > 0 bytes
+per rank: the minimum's nibble and a bit per blank region (found by a flood
+fill, zeroaware.region_ordinal).
 Unused fields hold one-element dummies.
 """
 from __future__ import annotations
@@ -34,7 +33,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import map_rank
+from patterndb.zeroaware import region_ordinal, word_value
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -46,47 +45,68 @@ def scratch_size(H):
 
 
 @njit(cache=True, inline="always")
-def group_entry(pos, H, g, reflected):
+def has_zero_aware(H):
+    """Is some group's table zero-aware (then the search runs the kernels that look)?"""
+    return (H[17] > 0).any()
+
+
+@njit(cache=True, inline="always")
+def lookup_arrays(H):
+    """The fields of H a table lookup reads, taken out once: (md, group_tiles, group_k,
+    offsets, refl_tile, refl_cell, table, packed, zbytes, cols). Search kernels take them
+    before their loop and pass them on; taken from H inside the loop, every lookup makes
+    new references that numba must prune, and where it could not (a zero-aware branch was
+    enough) each node cost 6-10 times more."""
+    return H[2], H[6], H[7], H[8], H[9], H[10], H[4], H[13], H[17], H[3]
+
+
+@njit(cache=True, inline="always")
+def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g, reflected,
+                zero):
     """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
-    H[4], the group's Manhattan distance, its rank); entry_value reads it."""
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell = H[2], H[6], H[7], H[8], H[9], H[10]
+    the table, the group's Manhattan distance, its rank, or for a zero-aware group the
+    blank's region); entry_value reads it. The arrays: lookup_arrays(H), unpacked by the
+    caller before its loop. zero: whether zero-aware groups may occur (a constant in the
+    search kernels: the plain ones keep no test)."""
     n = pos.size
     used = np.uint64(0)
     r = 0
-    order = 0
     m = 0
     for i in range(group_k[g]):
         t = group_tiles[g, i]
         p = refl_cell[pos[refl_tile[t]]] if reflected else pos[t]
         below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
         r = r * (n - i) + (p - below)
-        order = order * (i + 1) + below
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
-    zmeta = H[17]
-    if zmeta[g, 0] >= 0:
-        blank = refl_cell[pos[0]] if reflected else pos[0]
-        mr = map_rank(used, H[20])
-        index = H[18][zmeta[g, 0] + mr] + np.int64(H[19][zmeta[g, 1] + mr * n + blank]) * zmeta[g, 2] + order
-        return offsets[g] + (index >> 1), m, index
-    if H[13][g]:
-        return offsets[g] + (r >> 1), m, r
-    return offsets[g] + r, m, r
+    if zero and zbytes[g]:  # r: the blank's region in place of the rank
+        index = offsets[g] + r * zbytes[g]
+        r = region_ordinal(used, refl_cell[pos[0]] if reflected else pos[0], cols, n)
+    elif packed[g]:
+        index = offsets[g] + (r >> 1)
+    else:
+        index = offsets[g] + r
+    return index, m, r
 
 
 @njit(cache=True, inline="always")
-def entry_value(H, g, index, m, r):
-    """The heuristic value of group g's entry found by group_entry (a 4-bit entry decoded)."""
-    if H[13][g]:
-        return m + 2 * ((np.int64(H[4][index]) >> (4 * (r & 1))) & 15)
-    return np.int64(H[4][index])
+def entry_value(table, packed, zbytes, g, index, m, r, zero):
+    """The heuristic value of group g's entry found by group_entry (a 4-bit entry or a
+    zero-aware word decoded); zero as there."""
+    if zero and zbytes[g]:
+        return word_value(table, index, zbytes[g], m, r)
+    if packed[g]:
+        return m + 2 * ((np.int64(table[index]) >> (4 * (r & 1))) & 15)
+    return np.int64(table[index])
 
 
 @njit(cache=True, inline="always")
-def group_value(pos, H, g, reflected):
-    """Table entry of group g for the state (or its diagonal mirror)."""
-    index, m, r = group_entry(pos, H, g, reflected)
-    return entry_value(H, g, index, m, r)
+def group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g,
+                reflected, zero):
+    """Table entry of group g for the state (or its diagonal mirror); as group_entry."""
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g,
+                              reflected, zero)
+    return entry_value(table, packed, zbytes, g, index, m, r, zero)
 
 
 @njit(cache=True, inline="always")
@@ -180,24 +200,29 @@ def h_full(board, pos, H, greg, gref):
         return linear_conflict(board, H)
     if kind == EXACT:
         return np.int64(H[4][rank(pos, n, n)])
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols = lookup_arrays(H)
     if kind == PDB_MAX:  # greg/gref: per instance
         inst_group, part_of = H[15], H[16]
         P = H[14].shape[1]
         sums = np.zeros(2 * P, dtype=np.int64)
         for i in range(inst_group.size):
-            greg[i] = group_value(pos, H, inst_group[i], False)
+            greg[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                                  inst_group[i], False, True)
             sums[part_of[i]] += greg[i]
             if H[11]:
-                gref[i] = group_value(pos, H, inst_group[i], True)
+                gref[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes,
+                                      cols, inst_group[i], True, True)
                 sums[P + part_of[i]] += gref[i]
         return sums.max()
     hr = 0
     hf = 0
     for g in range(H[7].size):
-        greg[g] = group_value(pos, H, g, False)
+        greg[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                              g, False, True)
         hr += greg[g]
         if H[11]:
-            gref[g] = group_value(pos, H, g, True)
+            gref[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes,
+                                  cols, g, True, True)
             hf += gref[g]
     return max(hr, hf)
 

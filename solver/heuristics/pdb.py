@@ -11,16 +11,15 @@ partitions share it (search/idastar_max.py).
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 
 from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
-from patterndb.patterns import Partition, catalog_groups, is_zero_aware, pattern_tiles
-from patterndb.zeroaware import binomials, map_index
+from patterndb.patterns import Partition, catalog_groups, pattern_tiles
 from patterndb.store import is_packed
+from patterndb.store import is_zero_aware as store_zero_aware
 
 from .base import Heuristic, kernel_tuple
 from .kernels import PDB, PDB_MAX
@@ -89,32 +88,18 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
         group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
         packed=np.array([is_packed(a) for a in attrs], dtype=np.int64), **catalogue,
-        **_zero_aware_fields(frame, groups, kmax),
+        **_zero_aware_fields(attrs),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
 
 
-def _zero_aware_fields(frame: Frame, groups: Partition, kmax: int) -> dict[str, np.ndarray]:
-    """The kernel tuple's zero-aware fields: each zero-aware group's map tables (shared by
-    groups of the same size), or nothing when no group is zero-aware."""
-    if not any(is_zero_aware(g) for g in groups):
+def _zero_aware_fields(attrs: list[dict]) -> dict[str, np.ndarray]:
+    """The kernel tuple's zero-aware field (each group's word size), or nothing when no
+    table is zero-aware."""
+    if not any(store_zero_aware(a) for a in attrs):
         return {}
-    rows, cols = frame.shape.rows, frame.shape.cols
-    zmeta = np.full((len(groups), 3), -1, dtype=np.int64)
-    mapoffs, regids, at = [], [], {}
-    for i, g in enumerate(groups):
-        k = len(pattern_tiles(g))
-        if not is_zero_aware(g):
-            continue
-        if k not in at:
-            mapoff, regid = map_index(rows, cols, k)
-            at[k] = (sum(a.size for a in mapoffs), sum(a.size for a in regids))
-            mapoffs.append(mapoff)
-            regids.append(regid)
-        zmeta[i] = (*at[k], math.factorial(k))
-    return {"zmeta": zmeta, "mapoff": np.concatenate(mapoffs), "regid": np.concatenate(regids),
-            "binom": binomials(frame.shape.n, kmax)}
+    return {"zbytes": np.array([int(a["word_bytes"]) if store_zero_aware(a) else 0 for a in attrs], dtype=np.int64)}
 
 
 def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None:

@@ -25,28 +25,34 @@ from patterndb.jit import njit
 
 from patterndb.bits import prefetch
 
-from ..heuristics.kernels import entry_value, group_entry, group_value, h_full
+from ..heuristics.kernels import entry_value, group_entry, group_value, h_full, lookup_arrays
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
 
 
 @njit(cache=True, inline="always")
-def _locate(pos, H, g, reflected, ahead, depth, e, at):
+def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, reflected,
+            zero, ahead, depth, e, at):
     """Locate group g's entry into ahead[depth, e, at:at + 3] and ask the CPU for it."""
-    index, m, r = group_entry(pos, H, g, reflected)
-    prefetch(H[4], index)
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g,
+                              reflected, zero)
+    prefetch(table, index)
     ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2] = index, m, r
 
 
 @njit(cache=True, inline="always")
-def _value(pos, H, g, reflected, look_ahead, ahead, depth, e, at):
+def _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, reflected,
+           zero, look_ahead, ahead, depth, e, at):
     """Group g's value: read where _locate found it, or looked up now."""
     if look_ahead:
-        return entry_value(H, g, ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2])
-    return group_value(pos, H, g, reflected)
+        return entry_value(table, packed, zbytes, g, ahead[depth, e, at], ahead[depth, e, at + 1],
+                           ahead[depth, e, at + 2], zero)
+    return group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g,
+                       reflected, zero)
 
 
-def _kernel(look_ahead: bool):
-    """The kernel, with or without prefetching the children's entries (see the module docstring)."""
+def _kernel(look_ahead: bool, zero: bool):
+    """The kernel, with or without prefetching the children's entries (see the module
+    docstring), for plain tables only or for zero-aware ones too (kernels.group_entry)."""
 
     @njit(cache=True, nogil=True)
     def dfs_pdb(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
@@ -56,7 +62,9 @@ def _kernel(look_ahead: bool):
         pos = pos_in.copy()
         cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         cells[: d0 + 1] = path[: d0 + 1]
-        group_of, refl_tile, reflect = H[5], H[9], H[11]
+        group_of, reflect = H[5], H[11]
+        # Taken out of H once: see kernels.lookup_arrays.
+        md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols = lookup_arrays(H)
         G = H[7].size
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)
@@ -90,10 +98,12 @@ def _kernel(look_ahead: bool):
                         pos[0] = c
                         g = group_of[t]
                         if g >= 0:
-                            _locate(pos, H, g, False, ahead, depth, e, 0)
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                                    g, False, zero, ahead, depth, e, 0)
                         g2 = group_of[refl_tile[t]] if reflect else -1
                         if g2 >= 0:
-                            _locate(pos, H, g2, True, ahead, depth, e, 3)
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                                    g2, True, zero, ahead, depth, e, 3)
                         pos[t] = c
                         pos[0] = b
             if d == 4:
@@ -120,7 +130,8 @@ def _kernel(look_ahead: bool):
             hr1 = hrs[depth]
             v = 0
             if g >= 0:
-                v = _value(pos, H, g, False, look_ahead, ahead, depth, d, 0)
+                v = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, False, zero,
+                            look_ahead, ahead, depth, d, 0)
                 hr1 += v - gval[g]
             f = depth + 1 + hr1
             hf1 = hfs[depth]
@@ -129,7 +140,8 @@ def _kernel(look_ahead: bool):
             if f <= bound and reflect:
                 g2 = group_of[refl_tile[t]]
                 if g2 >= 0:
-                    v2 = _value(pos, H, g2, True, look_ahead, ahead, depth, d, 3)
+                    v2 = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g2, True,
+                                zero, look_ahead, ahead, depth, d, 3)
                     hf1 += v2 - fval[g2]
                 f = max(f, depth + 1 + hf1)
             if f > bound or depth + 1 >= MAX_DEPTH:
@@ -166,5 +178,7 @@ def _kernel(look_ahead: bool):
     return dfs_pdb
 
 
-dfs_pdb = _kernel(False)
-dfs_pdb_ahead = _kernel(True)
+dfs_pdb = _kernel(False, False)
+dfs_pdb_ahead = _kernel(True, False)
+dfs_pdb_zero = _kernel(False, True)
+dfs_pdb_ahead_zero = _kernel(True, True)

@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from patterndb.jit import njit
 
-from ..heuristics.kernels import PDB, PDB_MAX, h_full, scratch_size
+from ..heuristics.kernels import PDB, PDB_MAX, h_full, has_zero_aware, scratch_size
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
-from .idastar_pdb import dfs_pdb, dfs_pdb_ahead
+from .idastar_pdb import dfs_pdb, dfs_pdb_ahead, dfs_pdb_ahead_zero, dfs_pdb_zero
 from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
 
 # Columns of the per-subtree result rows.
@@ -108,6 +108,7 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
     """
     n = board0.size
     w = paths.shape[1]
+    zero = has_zero_aware(H)
     board = np.empty(n, dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
     G = scratch_size(H)
@@ -161,9 +162,15 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
             left = max(1, left - expanded) if budget > 0 else 0
             if H[0] == PDB_MAX:
                 status, goal_depth, e, g, nxt = dfs_max(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
-            elif H[0] == PDB and n <= 16:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
+            elif H[0] == PDB and n <= 16 and zero:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
+                status, goal_depth, e, g, nxt = dfs_pdb_ahead_zero(board, pos, goal, H, nbrs, fsm, cells, state, top,
+                                                                   bound, left, stop)
+            elif H[0] == PDB and n <= 16:
                 status, goal_depth, e, g, nxt = dfs_pdb_ahead(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
                                                               left, stop)
+            elif H[0] == PDB and zero:
+                status, goal_depth, e, g, nxt = dfs_pdb_zero(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
+                                                             left, stop)
             elif H[0] == PDB:
                 status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             else:
