@@ -25,8 +25,8 @@ from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
 from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
-from patterndb.patterns import (catalog_groups, group_label, named_partitions, parse_catalog, parse_partition,
-                                pattern_tiles)
+from patterndb.patterns import (catalog_groups, group_label, is_zero_aware, named_partitions, parse_catalog,
+                                parse_partition, pattern_tiles)
 from patterndb.store import check_attrs, read_attrs
 
 from . import heuristics
@@ -176,7 +176,9 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     if name not in (None, "pdb"):
         raise BoardError(f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact', 'pdb'])}")
     h = strongest_pdb(frame, data_dir, opts.reflect)
-    named = list(named_partitions(frame.shape.rows, frame.shape.cols))
+    # The hint names the strongest plain partition: quicker to build, smaller, faster per node.
+    named = [k for k, part in named_partitions(frame.shape.rows, frame.shape.cols).items()
+             if not any(map(is_zero_aware, part))]
     if h is None and name == "pdb":
         hint = f": run '{_build_hint(frame, named[0])}'" if named else ""
         raise TableError(f"no pattern databases cached for {frame.shape} in {data_dir}{hint}")

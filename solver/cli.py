@@ -89,7 +89,8 @@ is shorter than its lower bound."""
 @click.option("--heuristic", "-H", type=click.Choice(HEURISTICS), default=None,
               help="Default: the strongest available (exact table, else cached pattern databases "
                    "7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
-@click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8).")
+@click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8, z7-8, best; "
+                   "A+B: the larger of two).")
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
