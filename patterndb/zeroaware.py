@@ -66,12 +66,16 @@ def region_ordinal(used, blank, cols, n):
 
 
 @njit(cache=True, inline="always")
-def word_value(table, at, nbytes, m, j):
-    """h of the entry whose word starts at byte at, for Manhattan distance m and region j."""
+def word_value(table, at, nbytes, m, where, cols, n):
+    """h of the entry whose word starts at byte at, for Manhattan distance m; where: the
+    covered cells' mask plus the blank's cell << 32. The blank's region is looked for only
+    when some region of the placement is raised (most placements have none)."""
     w = np.int64(table[at]) | (np.int64(table[at + 1]) << 8)
     if nbytes == 4:
         w |= (np.int64(table[at + 2]) << 16) | (np.int64(table[at + 3]) << 24)
-    return m + 2 * ((w & 15) + ((w >> (4 + j)) & 1))
+    if w >> 4:
+        w += (w >> (4 + region_ordinal(where & 0xFFFFFFFF, where >> 32, cols, n))) & 1
+    return m + 2 * (w & 15)
 
 
 @njit(cache=True, parallel=True)

@@ -33,7 +33,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import region_ordinal, word_value
+from patterndb.zeroaware import word_value
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -79,9 +79,9 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
         r = r * (n - i) + (p - below)
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
-    if zero and zbytes[g]:  # r: the blank's region in place of the rank
+    if zero and zbytes[g]:  # r: the covered cells and the blank's cell in place of the rank
         index = offsets[g] + r * zbytes[g]
-        r = region_ordinal(used, refl_cell[pos[0]] if reflected else pos[0], cols, n)
+        r = np.int64(used) | ((refl_cell[pos[0]] if reflected else pos[0]) << 32)
     elif packed[g]:
         index = offsets[g] + (r >> 1)
     else:
@@ -90,11 +90,11 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
 
 
 @njit(cache=True, inline="always")
-def entry_value(table, packed, zbytes, g, index, m, r, zero):
+def entry_value(table, packed, zbytes, cols, n, g, index, m, r, zero):
     """The heuristic value of group g's entry found by group_entry (a 4-bit entry or a
-    zero-aware word decoded); zero as there."""
+    zero-aware word decoded); zero as there, cols and n the board's."""
     if zero and zbytes[g]:
-        return word_value(table, index, zbytes[g], m, r)
+        return word_value(table, index, zbytes[g], m, r, cols, n)
     if packed[g]:
         return m + 2 * ((np.int64(table[index]) >> (4 * (r & 1))) & 15)
     return np.int64(table[index])
@@ -106,7 +106,7 @@ def group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, ta
     """Table entry of group g for the state (or its diagonal mirror); as group_entry."""
     index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g,
                               reflected, zero)
-    return entry_value(table, packed, zbytes, g, index, m, r, zero)
+    return entry_value(table, packed, zbytes, cols, pos.size, g, index, m, r, zero)
 
 
 @njit(cache=True, inline="always")

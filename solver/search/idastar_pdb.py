@@ -44,7 +44,7 @@ def _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, 
            zero, look_ahead, ahead, depth, e, at):
     """Group g's value: read where _locate found it, or looked up now."""
     if look_ahead:
-        return entry_value(table, packed, zbytes, g, ahead[depth, e, at], ahead[depth, e, at + 1],
+        return entry_value(table, packed, zbytes, cols, pos.size, g, ahead[depth, e, at], ahead[depth, e, at + 1],
                            ahead[depth, e, at + 2], zero)
     return group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g,
                        reflected, zero)
