@@ -223,7 +223,6 @@ def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, 
     plain recursive IDA* with the same heuristic, iteration by iteration; and the plain
     variant (used on 5x5) gives the very same result at every bound."""
     from solver.search.idastar_pdb import dfs_pdb, dfs_pdb_ahead
-    from solver.search.moves import MAX_DEPTH
 
     goal = make_goal(Shape(3, 3), "blank-first")
     gt = tuple(goal.tiles.tolist())
@@ -234,13 +233,21 @@ def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, 
         length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: h(type(b)(b.shape, np.array(s))))
         out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=10**12).run()
         assert len(out.path) - 1 == length and counts(out) == its
-        pos = np.argsort(p.tiles).astype(np.int64)
-        for bound, _, _ in its:
-            runs = []
-            for kernel in (dfs_pdb, dfs_pdb_ahead):
-                path = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-                path[0] = p.blank
-                res = kernel(p.tiles, pos, p.goal, p.H, p.nbrs, p.machine.transitions, path, p.start_state, 0,
-                             bound, 0, np.zeros(1, dtype=np.int64))
-                runs.append((tuple(int(x) for x in res), path[: max(res[1], 0) + 1].tolist()))
-            assert runs[0] == runs[1]
+        assert_kernels_agree(p, its, (dfs_pdb, dfs_pdb_ahead))
+
+
+def assert_kernels_agree(p, its, kernels):
+    """Each kernel, run directly at every bound of its (bound, expanded, generated), gives the
+    same status, counts and path as the first."""
+    from solver.search.moves import MAX_DEPTH
+
+    pos = np.argsort(p.tiles).astype(np.int64)
+    for bound, _, _ in its:
+        runs = []
+        for kernel in kernels:
+            path = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+            path[0] = p.blank
+            res = kernel(p.tiles, pos, p.goal, p.H, p.nbrs, p.machine.transitions, path, p.start_state, 0,
+                         bound, 0, np.zeros(1, dtype=np.int64))
+            runs.append((tuple(int(x) for x in res), path[: max(res[1], 0) + 1].tolist()))
+        assert all(r == runs[0] for r in runs)
