@@ -126,3 +126,17 @@ def test_korf_boards_optimal_with_fewer_nodes(z_dir):
             assert r.length == int(row[16])
             total[spec] += r.nodes_expanded
     assert total["z5-5-5"] < 0.9 * total["5-5-5"]
+
+
+def test_catalogue_of_zero_aware_and_plain_partitions(data_dir, z_dir, rng):
+    """z4-4 + a plain partition: the larger of the two on every 8-puzzle state (the catalogue
+    kernel reads zero-aware tables too), admissible, and optimal solutions."""
+    frame, boards, exact = all_8puzzle_states(data_dir)
+    _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
+    cat = "z4-4+1,3,5,7/2,4,6,8"
+    h = [h_many(boards, make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H)
+         for p in (cat, *cat.split("+"))]
+    assert np.array_equal(h[0], np.maximum(h[1], h[2])) and (h[0] <= exact).all()
+    for i in rng.choice(len(boards), 40, replace=False):
+        r = solve(" ".join(map(str, boards[i])), goal="blank-first", pattern=cat, data_dir=z_dir)
+        assert r.length == exact[i]
