@@ -27,7 +27,7 @@ import numpy as np
 
 from .jit import njit, prange
 
-from .bits import lowest_bit, nth_bit, popcount
+from .bits import flood, lowest_bit, nth_bit, ordinal
 from .exact import UNREACHED
 from .progress import LevelProgress
 from .ranking import num_placements, rank, unrank
@@ -45,24 +45,6 @@ def word_dtype(free_cells: int) -> np.dtype:
 
 def bytes_needed(n: int, k: int) -> int:
     return num_placements(n, k) * (1 + word_dtype(n - k).itemsize)
-
-
-@njit(cache=True, inline="always")
-def _flood(seed, free, geo):
-    """Cells connected to seed through free cells, all directions at once on
-    bitmasks. geo = (cols, cells not in the first column, cells not in the
-    last column, all cells)."""
-    cols = geo[0]
-    not_first = geo[1]
-    not_last = geo[2]
-    x = np.uint64(1) << np.uint64(seed)
-    while True:
-        y = (x | ((x & not_last) << np.uint64(1)) | ((x & not_first) >> np.uint64(1))
-             | (x << cols) | (x >> cols)) & free
-        y |= x
-        if y == x:
-            return x
-        x = y
 
 
 @njit(cache=True, inline="always")
@@ -98,7 +80,7 @@ def region_table(n, geo):
         f = np.uint64(free)
         for c in range(n):
             if (f >> np.uint64(c)) & np.uint64(1):
-                out[free * n + c] = _flood(c, f, geo)
+                out[free * n + c] = flood(c, f, geo)
     return out
 
 
@@ -106,12 +88,7 @@ def region_table(n, geo):
 def _region(c, free, n, geo, regions):
     if regions.size > 1:
         return np.uint64(regions[np.int64(free) * n + c])
-    return _flood(c, free, geo)
-
-
-@njit(cache=True, inline="always")
-def _ordinal(cell, free):
-    return popcount(free & ((np.uint64(1) << np.uint64(cell)) - np.uint64(1)))
+    return flood(c, free, geo)
 
 
 @njit(cache=True)
@@ -158,7 +135,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
                     r2 = _moved_rank(r, i, c, b, occ, weights)
                     free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
                     low = lowest_bit(_region(c, free2, n, geo, regions))
-                    shift = np.uint64(2) * _ordinal(low, free2)
+                    shift = np.uint64(2) * ordinal(low, free2)
                     w2 = np.uint64(words[r2])
                     if not ((w2 >> shift) & FIELD_MASK):
                         words[r2] = w2 | (nxt << shift)
@@ -228,7 +205,7 @@ def build_pattern(
 
     deltas: None, or zeros of word_dtype(n - k), one per placement, to be filled
     with the blank regions' distances above the placement's (zero-aware tables,
-    patterndb.regions): per region, in the 2-bit field of the ordinal of its lowest
+    patterndb.zeroaware): per region, in the 2-bit field of the ordinal of its lowest
     cell among the non-pattern cells, (its distance - the table's entry) / 2, at most 3.
 
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
@@ -250,7 +227,7 @@ def build_pattern(
     pos = np.asarray(goal_cells, dtype=np.int64)
     r0 = rank(pos, k, n)
     free = np.uint64(((1 << n) - 1) & ~sum(1 << int(c) for c in pos))
-    ordv = int(_ordinal(lowest_bit(_flood(goal_blank, free, geo)), free))
+    ordv = int(ordinal(lowest_bit(flood(goal_blank, free, geo)), free))
     words[r0] = 2 << (2 * ordv)  # level 0 frontier code
     dist[r0] = 0
     out = np.zeros((n, 2), dtype=np.int64)

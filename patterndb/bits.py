@@ -68,3 +68,27 @@ def nth_bit(mask, d):
     for _ in range(d):
         mask &= mask - np.uint64(1)
     return lowest_bit(mask)
+
+
+@njit(cache=True, inline="always")
+def ordinal(cell, mask):
+    """How many cells of mask lie below cell."""
+    return popcount(mask & ((np.uint64(1) << np.uint64(cell)) - np.uint64(1)))
+
+
+@njit(cache=True, inline="always")
+def flood(seed, free, geo):
+    """Cells connected to seed through free cells, all directions at once on
+    bitmasks. geo = (cols, cells not in the first column, cells not in the
+    last column, all cells), as uint64 (an array or a tuple)."""
+    cols = geo[0]
+    not_first = geo[1]
+    not_last = geo[2]
+    x = np.uint64(1) << np.uint64(seed)
+    while True:
+        y = (x | ((x & not_last) << np.uint64(1)) | ((x & not_first) >> np.uint64(1))
+             | (x << cols) | (x >> cols)) & free
+        y |= x
+        if y == x:
+            return x
+        x = y

@@ -120,7 +120,7 @@ def goal_index(attrs: dict[str, Any]) -> int:
     tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
     if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
         raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    tiles = [t for t in tiles if t != 0] if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
+    tiles = list(pattern_tiles(tuple(tiles))) if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
     r, used = 0, []
     for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
         r = r * (n - i) + p - sum(u < p for u in used)
@@ -277,7 +277,7 @@ def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any
     data = zeroaware.zero_aware_table(table, deltas, n, _group_md(attrs))
     if data is None:
         raise TableError(f"the zero-aware table of tiles {attrs['tiles_label']} has values beyond 4 bits")
-    nbytes = zeroaware.word_bytes(n - int(np.count_nonzero(attrs["tiles"])))
+    nbytes = data.size // table.size
     return data, attrs | {
         "encoding": zeroaware.ENCODING, "decoding": zeroaware.DECODING, "entries": table.size,
         "word_bytes": nbytes, "max_raise": 2 * zeroaware.MAX_RAISE,
@@ -332,7 +332,7 @@ def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> np.nda
         raise TableError(f"no table for tiles {group_label(tiles)} of {frame.shape} in {data_dir}")
     table, attrs = load_checked(path, pattern_expect(frame, tiles))
     if store_zero_aware(attrs):
-        raise TableError(f"{path} is zero-aware: a value per blank region, read with zeroaware.value")
+        raise TableError(f"{path} is zero-aware: a value per blank region (its 'decoding' attribute says how)")
     return unpack(table, attrs) if is_packed(attrs) else table
 
 

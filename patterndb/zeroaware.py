@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import popcount
+from .bits import flood, lowest_bit, ordinal
 from .jit import njit, prange
 from .ranking import unrank
 
@@ -46,23 +46,16 @@ def word_bytes(free_cells: int) -> int:
 
 @njit(cache=True, nogil=True)
 def region_ordinal(used, blank, cols, n):
-    """j of the blank's region: how many uncovered cells lie below its lowest cell.
-
-    Not inlined, and given only numbers: inlined into the search kernels (or handed an
-    array), it cost 10x more per node instead of 6x (see kernels.group_entry)."""
+    """j of the blank's region: how many uncovered cells lie below its lowest cell (the
+    builder's numbering of regions). A call of its own, made only for placements with a
+    raised region; it takes numbers, not arrays, so the kernels' loops stay free of them."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     first = np.uint64(0)
     for c in range(0, n, cols):
         first |= np.uint64(1) << np.uint64(c)
-    last = first << np.uint64(cols - 1)
+    geo = (np.uint64(cols), full & ~first, full & ~(first << np.uint64(cols - 1)), full)
     free = full & ~np.uint64(used)
-    one = np.uint64(1)
-    x = np.uint64(0)
-    y = one << np.uint64(blank)
-    while y != x:
-        x = y
-        y = (x | ((x & ~last) << one) | ((x & ~first) >> one) | (x << np.uint64(cols)) | (x >> np.uint64(cols))) & free
-    return np.int64(popcount(free & ((x & (~x + one)) - one)))
+    return np.int64(ordinal(lowest_bit(flood(blank, free, geo)), free))
 
 
 @njit(cache=True, inline="always")
@@ -114,29 +107,6 @@ def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarra
     nbytes = word_bytes(n - k)
     out = np.empty(dist.size * nbytes, dtype=np.uint8)
     return None if _words(dist, deltas, k, n, md, nbytes, out) else out
-
-
-def value(data: np.ndarray, rows: int, cols: int, md: np.ndarray, cells: tuple[int, ...], blank: int) -> int:
-    """h of one entry, in plain Python (tests, tools): the group's i-th tile on cells[i],
-    the blank on cell blank (not one of them)."""
-    n, k = rows * cols, len(cells)
-    r, used = 0, []
-    for i, p in enumerate(cells):
-        r = r * (n - i) + p - sum(u < p for u in used)
-        used.append(p)
-    nbytes = word_bytes(n - k)
-    w = int.from_bytes(bytes(data[r * nbytes:(r + 1) * nbytes]), "little")
-    region, todo = {blank}, [blank]
-    while todo:
-        x = todo.pop()
-        near = [x - cols] * (x >= cols) + [x + cols] * (x + cols < n) + [x - 1] * (x % cols > 0) \
-            + [x + 1] * (x % cols < cols - 1)
-        for y in near:
-            if y not in used and y not in region:
-                region.add(y)
-                todo.append(y)
-    j = sum(1 for c in range(min(region)) if c not in used)
-    return int(sum(md[i, c] for i, c in enumerate(cells))) + 2 * ((w & 15) + ((w >> (4 + j)) & 1))
 
 
 def nibble_histogram(data: np.ndarray, nbytes: int) -> np.ndarray:

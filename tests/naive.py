@@ -216,3 +216,23 @@ def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[
         md = sum(abs(p // cols - g // cols) + abs(p % cols - g % cols) for p, g in zip(placement, goal_cells))
         out.append(md + 2 * ((int(packed[r // 2]) >> (4 * (r % 2))) & 15))
     return out
+
+
+def zero_aware_value(data, rows: int, cols: int, md, cells: tuple[int, ...], blank: int) -> int:
+    """h of one entry of a zero-aware table (patterndb.zeroaware's layout, decoded from its
+    description): the group's i-th tile on cells[i], the blank on cell blank."""
+    n, k = rows * cols, len(cells)
+    r, used = 0, []
+    for i, p in enumerate(cells):
+        r = r * (n - i) + p - sum(u < p for u in used)
+        used.append(p)
+    nbytes = 2 if n - k <= 12 else 4
+    w = int.from_bytes(bytes(data[r * nbytes:(r + 1) * nbytes]), "little")
+    region, todo = {blank}, [blank]
+    while todo:
+        for y in neighbours(rows, cols, todo.pop()):
+            if y not in used and y not in region:
+                region.add(y)
+                todo.append(y)
+    j = sum(1 for c in range(min(region)) if c not in used)
+    return int(sum(md[i, c] for i, c in enumerate(cells))) + 2 * ((w & 15) + ((w >> (4 + j)) & 1))
