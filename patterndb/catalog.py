@@ -154,10 +154,9 @@ def load_checked(path: Path, expect: dict[str, Any], out: np.ndarray | None = No
 
 def check_goal_entry(path: Path, attrs: dict[str, Any], table: np.ndarray) -> None:
     g = goal_index(attrs)
-    if store_zero_aware(attrs):
-        v = int(table[g * int(attrs["word_bytes"])]) & 15
-    else:
-        v = nibble_entry(table, g) if is_packed(attrs) else int(table[g])  # (the goal's Manhattan distance is 0)
+    v = nibble_entry(table, g) if is_packed(attrs) or store_zero_aware(attrs) else int(table[g])
+    if store_zero_aware(attrs) and v >= int(attrs["flag_code"]):  # (a flagged code: its minimum + flag_code)
+        v -= int(attrs["flag_code"])  # (the goal's Manhattan distance is 0)
     if v != 0:
         raise TableError(f"{path} is damaged or not what its attributes say: the goal's entry is {v}, not 0")
 
@@ -230,8 +229,8 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     unless packed is False); returns the path."""
     n, k = frame.shape.n, len(pattern_tiles(tiles))
     need, size = bytes_needed(n, k), num_placements(n, k) // 2
-    if is_zero_aware(tiles):  # the regions' distances while building, then a word per placement
-        size = num_placements(n, k) * zeroaware.word_bytes(n - k)
+    if is_zero_aware(tiles):  # the regions' distances while building, then codes and (at most) a word each
+        size = zeroaware.max_stored_bytes(n, k, num_placements(n, k))
         need += num_placements(n, k) * word_dtype(n - k).itemsize + size
     check_memory(need + (64 << 20), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
@@ -274,19 +273,18 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
 def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
     """(data, attributes) of a zero-aware table, from the build's placements and regions."""
     n = int(attrs["rows"]) * int(attrs["cols"])
-    data = zeroaware.zero_aware_table(table, deltas, n, _group_md(attrs))
-    if data is None:
+    made = zeroaware.zero_aware_table(table, deltas, n, _group_md(attrs))
+    if made is None:
         raise TableError(f"the zero-aware table of tiles {attrs['tiles_label']} has values beyond 4 bits")
-    nbytes = data.size // table.size
-    return data, attrs | {
+    data, layout = made
+    return data, attrs | layout | {
         "encoding": zeroaware.ENCODING, "decoding": zeroaware.DECODING, "entries": table.size,
-        "word_bytes": nbytes, "max_raise": 2 * zeroaware.MAX_RAISE,
+        "max_raise": 2 * zeroaware.MAX_RAISE,
         "values": "fewest moves of the group's tiles to bring them home from the placement with the blank "
                   "in its region (admissible, additive over disjoint groups); histogram: per placement, "
                   "the minimum over regions",
         "cost_model": PDB_COST.replace("minimum over blank positions",
                                        "per blank region, at most max_raise above the minimum over them"),
-        "nibble_histogram": zeroaware.nibble_histogram(data, nbytes),
     }
 
 

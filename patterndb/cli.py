@@ -90,9 +90,10 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
         else:
             k = len(pattern_tiles(tiles))
             entries = num_placements(frame.shape.n, k)
-            size = entries * zeroaware.word_bytes(frame.shape.n - k) if is_zero_aware(tiles) else entries // 2
+            size = zeroaware.max_stored_bytes(frame.shape.n, k, entries) if is_zero_aware(tiles) else entries // 2
             if not quiet and entries / BUILD_RATE > 5:
-                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {size / 2**20:,.0f} MiB "
+                most = "at most " if is_zero_aware(tiles) else ""
+                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
                            f"on disk, about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:

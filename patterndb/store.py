@@ -26,7 +26,7 @@ from .errors import TableError
 from .exact import histogram, histogram_mean
 from .nibbles import ENCODING, nibble_histogram
 from .zeroaware import ENCODING as REGIONS
-from .zeroaware import nibble_histogram as zero_histogram
+from .zeroaware import layout
 
 FORMAT_VERSION = 1
 DATASET = "table"
@@ -42,13 +42,15 @@ def checksum(data: np.ndarray) -> int:
 
 
 IDENTITY = ("kind", "rows", "cols", "goal", "tiles", "encoding", "entries", "histogram", "nibble_histogram")
+ZERO_AWARE_LAYOUT = ("flag_code", "region_bytes", "prefix_at", "regions_at", "flagged")  # (in a zero-aware digest)
 
 
 def digest(data_crc: int, attrs: dict[str, Any]) -> int:
     """crc32 over the data's crc32 and the attributes that say what the data means: a table's
     data under another group's name, or with its values and statistics changed together,
     no longer matches (a 4-bit table needs this: its goal entry is 0 for most groups' data)."""
-    text = json.dumps([plain(np.asarray(attrs[k])) if k in attrs else None for k in IDENTITY])
+    keys = IDENTITY + (ZERO_AWARE_LAYOUT if is_zero_aware(attrs) else ())
+    text = json.dumps([plain(np.asarray(attrs[k])) if k in attrs else None for k in keys])
     return zlib.crc32(text.encode(), data_crc) & 0xFFFFFFFF
 
 
@@ -158,15 +160,15 @@ def is_packed(attrs: dict[str, Any]) -> bool:
 
 
 def is_zero_aware(attrs: dict[str, Any]) -> bool:
-    """Is the table zero-aware (patterndb.zeroaware: a word per placement)?"""
+    """Is the table zero-aware (patterndb.zeroaware: codes, and region bits where flagged)?"""
     return attrs.get("encoding") == REGIONS
 
 
 def stored_size(attrs: dict[str, Any]) -> int:
-    """Bytes of the dataset: an entry each, two entries a byte when packed, or a word each."""
+    """Bytes of the dataset: an entry each, two entries a byte when packed, or zero-aware's layout."""
     entries = int(attrs["entries"])
     if is_zero_aware(attrs):
-        return entries * int(attrs["word_bytes"])
+        return layout(entries, int(attrs["flagged"]), int(attrs["region_bytes"]))[2]
     return (entries + 1) // 2 if is_packed(attrs) else entries
 
 
@@ -282,9 +284,12 @@ def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) ->
         if is_packed(attrs):  # the stored values against their own histogram; h's histogram is consistent
             hist = want
             same = np.array_equal(nibble_histogram(data, int(attrs["entries"])), attrs.get("nibble_histogram"))
-        elif is_zero_aware(attrs):  # the stored minima against their histogram, as for packed tables
+        elif is_zero_aware(attrs):  # the codes against their histogram, and the flagged ones against the layout
             hist = want
-            same = np.array_equal(zero_histogram(data, int(attrs["word_bytes"])), attrs.get("nibble_histogram"))
+            entries = int(attrs["entries"])
+            codes = nibble_histogram(data[:(entries + 1) // 2], entries)
+            same = (np.array_equal(codes, attrs.get("nibble_histogram"))
+                    and int(codes[int(attrs["flag_code"]):].sum()) == int(attrs["flagged"]))
         else:
             hist = histogram(data)
             same = np.array_equal(hist, want)

@@ -7,18 +7,25 @@ regions apart, so a blank shut in a corner behind pattern tiles counts the
 moves needed to let it out. The values are as admissible and additive as
 before (the abstraction is the same, less of it is forgotten).
 
-Layout. One little-endian word per placement, at the placement's rank (as in
-a plain table: no index tables to load, and the search's nearby placements
-stay nearby in memory; Clausecker's index by covered cells and region is
-smaller, 2.7 instead of 4 bytes a placement on 4x4, but needs map tables):
-  bits 0-3: (minimum over regions - the group's Manhattan distance) / 2,
-            the plain 4-bit table's nibble (patterndb.nibbles);
-  bit 4 + j: the region whose lowest cell is the j-th uncovered cell (in
-            cell order) needs 2 moves more than that minimum.
-A region more than 2 moves above the minimum keeps minimum + 2: still a lower
-bound; the build records up to 6 (additive.build_pattern's deltas), so
-MAX_RAISE is where a wider word would go. Words are 2 bytes for up to 12
-uncovered cells (4x4 boards), else 4 bytes (5x5 boards).
+Layout: one uint8 dataset of three parts, so the search reads what a plain
+4-bit table would for most placements and more only where the regions differ.
+  codes:   a 4-bit code per placement at its rank, as in a plain 4-bit table
+           (patterndb.nibbles). c < flag_code: the placement's regions are alike,
+           h = md + 2c (the plain nibble; flag_code is one more than the largest).
+           c >= flag_code: some region needs 2 moves more than the minimum
+           md + 2(c - flag_code); the placement is "flagged".
+  prefix:  at prefix_at, a little-endian uint32 per block of 64 ranks: the
+           flagged placements before the block.
+  regions: at regions_at, region_bytes bytes per flagged placement, in rank
+           order: bit j set when the region whose lowest cell is the j-th
+           uncovered cell (in cell order) needs the 2 moves more.
+A flagged placement's word is found by the prefix and a count of the flagged
+codes before it in its block (one cache line). A region more than 2 moves above
+the minimum counts 2 (the build records up to 6: additive.build_pattern's
+deltas), and a placement whose minimum is too large for a flagged code keeps
+the plain value: both still lower bounds. On 5x5 the 6-tile tables flag 16%
+of placements and take about a quarter of the 4 bytes a placement of a word
+per rank; on 4x4 the 7- and 8-tile tables flag more (40% and more).
 """
 from __future__ import annotations
 
@@ -26,29 +33,44 @@ import numpy as np
 
 from .bits import flood, lowest_bit, ordinal
 from .jit import njit, prange
+from .nibbles import nibble_histogram
 from .ranking import unrank
 
 MAX_RAISE = 1  # in units of 2 moves
-ENCODING = "nibble-md-regions"
-DECODING = ("w = little-endian word of word_bytes bytes at byte rank * word_bytes; h = Manhattan distance of "
-            "the group's tiles + 2 * ((w & 15) + ((w >> (4 + j)) & 1)), j = how many uncovered cells lie "
-            "below the lowest cell of the blank's region")
+MAX_CELLS = 26  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
+BLOCK = 64  # ranks per prefix entry (their codes: 32 bytes, within one cache line)
+ENCODING = "nibble-md-flagged"
+DECODING = ("c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan distance of the group's tiles + 2 * c "
+            "if c < flag_code, else + 2 * (c - flag_code + ((w >> j) & 1)): w = the little-endian region_bytes "
+            "bytes at regions_at + region_bytes * i, i = the little-endian uint32 at prefix_at + 4 * (rank // 64) "
+            "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have, j = how many uncovered "
+            "cells lie below the lowest cell of the blank's region")
 
 
-def word_bytes(free_cells: int) -> int:
-    """Bytes of a zero-aware entry with free_cells uncovered cells."""
-    if free_cells <= 12:
-        return 2
-    if free_cells <= 28:
-        return 4
-    raise ValueError(f"zero-aware tables need at most 28 uncovered cells, not {free_cells}")
+def region_bytes(n: int, k: int) -> int:
+    """Bytes of a flagged placement's region bits, k tiles on n cells."""
+    if n > MAX_CELLS:
+        raise ValueError(f"zero-aware tables are for boards of at most {MAX_CELLS} cells, not {n}")
+    return (n - k + 7) // 8
+
+
+def layout(entries: int, flagged: int, nbytes: int) -> tuple[int, int, int]:
+    """(prefix_at, regions_at, total bytes) of a table of entries placements, flagged of them."""
+    prefix_at = ((entries + 1) // 2 + 3) & ~3
+    regions_at = prefix_at + 4 * ((entries + BLOCK - 1) // BLOCK)
+    return prefix_at, regions_at, regions_at + flagged * nbytes
+
+
+def max_stored_bytes(n: int, k: int, entries: int) -> int:
+    """The largest a zero-aware table of entries placements can be (every placement flagged)."""
+    return layout(entries, entries, region_bytes(n, k))[2]
 
 
 @njit(cache=True, nogil=True)
 def region_ordinal(used, blank, cols, n):
     """j of the blank's region: how many uncovered cells lie below its lowest cell (the
-    builder's numbering of regions). A call of its own, made only for placements with a
-    raised region; it takes numbers, not arrays, so the kernels' loops stay free of them."""
+    builder's numbering of regions). A call of its own, made only for flagged placements;
+    it takes numbers, not arrays, so the kernels' loops stay free of them."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     first = np.uint64(0)
     for c in range(0, n, cols):
@@ -59,26 +81,49 @@ def region_ordinal(used, blank, cols, n):
 
 
 @njit(cache=True, inline="always")
-def word_value(table, at, nbytes, m, where, cols, n):
-    """h of the entry whose word starts at byte at, for Manhattan distance m; where: the
-    covered cells' mask plus the blank's cell << 32. The blank's region is looked for only
-    when some region of the placement is raised (most placements have none)."""
-    w = np.int64(table[at]) | (np.int64(table[at + 1]) << 8)
-    if nbytes == 4:
-        w |= (np.int64(table[at + 2]) << 16) | (np.int64(table[at + 3]) << 24)
-    if w >> 4:
-        w += (w >> (4 + region_ordinal(where & 0xFFFFFFFF, where >> 32, cols, n))) & 1
-    return m + 2 * (w & 15)
+def where(rank, used, blank):
+    """One int64 for a zero-aware lookup: the rank (bits 0-31), the covered cells' mask
+    (bits 32-57) and the blank's cell (bits 58-62)."""
+    return rank | (np.int64(used) << 32) | (np.int64(blank) << 58)
+
+
+@njit(cache=True, inline="always")
+def flagged_value(table, at, zinfo, g, m, w, cols, n):
+    """h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m;
+    w: where(); zinfo[g]: (region_bytes, flag_code, prefix_at, regions_at), the last two
+    offsets into table. Only a flagged code reads the prefix, the codes before it in its
+    block and its region word, and looks for the blank's region."""
+    rank = w & 0xFFFFFFFF
+    c = (np.int64(table[at]) >> (4 * (rank & 1))) & 15
+    fc = zinfo[g, 1]
+    if c < fc:
+        return m + 2 * c
+    p = zinfo[g, 2] + 4 * (rank >> 6)
+    i = (np.int64(table[p]) | (np.int64(table[p + 1]) << 8) | (np.int64(table[p + 2]) << 16)
+         | (np.int64(table[p + 3]) << 24))
+    for b in range(at - ((rank >> 1) & 31), at):
+        x = np.int64(table[b])
+        i += ((x & 15) >= fc) + ((x >> 4) >= fc)
+    if rank & 1:
+        i += (np.int64(table[at]) & 15) >= fc
+    nbytes = zinfo[g, 0]
+    word = zinfo[g, 3] + nbytes * i
+    bits = np.int64(0)
+    for q in range(nbytes):
+        bits |= np.int64(table[word + q]) << (8 * q)
+    j = region_ordinal((w >> 32) & 0x3FFFFFF, w >> 58, cols, n)
+    return m + 2 * (c - fc + ((bits >> j) & 1))
 
 
 @njit(cache=True, parallel=True)
-def _words(dist, deltas, k, n, md, nbytes, out):
-    """Fill out (nbytes per placement); returns how many minima do not fit in 4 bits."""
+def _minima(dist, k, n, md, codes):
+    """Write each placement's (minimum - md) / 2 as its 4-bit code; returns (the largest,
+    how many do not fit in 4 bits)."""
     size = dist.size
     blocks = 256
-    per = (size + blocks - 1) // blocks
-    free_cells = n - k
+    per = ((size + blocks - 1) // blocks + 1) & ~1  # (blocks start on even ranks: no byte shared)
     bad = np.zeros(blocks, dtype=np.int64)
+    top = np.zeros(blocks, dtype=np.int64)
     for b in prange(blocks):
         pos = np.empty(k, dtype=np.int64)
         for r in range(b * per, min(size, (b + 1) * per)):
@@ -90,29 +135,63 @@ def _words(dist, deltas, k, n, md, nbytes, out):
             if v < 0 or v & 1 or v > 30:
                 bad[b] += 1
                 continue
-            w = v >> 1
-            d = np.uint64(deltas[r])
-            for j in range(free_cells):
-                if (d >> np.uint64(2 * j)) & np.uint64(3):
-                    w |= np.int64(1) << (4 + j)
-            for i in range(nbytes):
-                out[r * nbytes + i] = (w >> (8 * i)) & 255
-    return bad.sum()
+            v >>= 1
+            top[b] = max(top[b], v)
+            codes[r >> 1] |= np.uint8(v << (4 * (r & 1)))
+    return top.max(), bad.sum()
 
 
-def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarray) -> np.ndarray | None:
-    """The zero-aware table (bytes) of a group built with deltas (additive.build_pattern),
-    or None if some minimum does not fit in 4 bits. md: nibbles.goal_md of the group."""
-    k = md.shape[0]
-    nbytes = word_bytes(n - k)
-    out = np.empty(dist.size * nbytes, dtype=np.uint8)
-    return None if _words(dist, deltas, k, n, md, nbytes, out) else out
+@njit(cache=True, parallel=True)
+def _flag(codes, deltas, size, fc, counts):
+    """Turn the codes of placements with a raised region into flagged codes (where the
+    minimum leaves room); counts[b]: flagged placements in block b of 64 ranks."""
+    for b in prange(counts.size):
+        c = 0
+        for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
+            if deltas[r]:
+                v = (np.int64(codes[r >> 1]) >> (4 * (r & 1))) & 15
+                if v + fc <= 15:
+                    codes[r >> 1] += np.uint8(fc << (4 * (r & 1)))
+                    c += 1
+        counts[b] = c
 
 
-def nibble_histogram(data: np.ndarray, nbytes: int) -> np.ndarray:
-    """Placements per stored minimum (16 counts): the cheap check of the values, a slice at a time."""
-    counts = np.zeros(16, dtype=np.int64)
-    step = nbytes << 22
-    for at in range(0, data.size, step):
-        counts += np.bincount(data[at:at + step:nbytes] & 15, minlength=16)
-    return counts
+@njit(cache=True, parallel=True)
+def _regions(codes, deltas, size, fc, free_cells, prefix, nbytes, out):
+    """Write each flagged placement's region bits, in rank order from prefix[block]."""
+    for b in prange(prefix.size):
+        i = np.int64(prefix[b])
+        for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
+            if ((np.int64(codes[r >> 1]) >> (4 * (r & 1))) & 15) >= fc:
+                d = np.uint64(deltas[r])
+                bits = np.int64(0)
+                for j in range(free_cells):
+                    if (d >> np.uint64(2 * j)) & np.uint64(3):
+                        bits |= np.int64(1) << j
+                for q in range(nbytes):
+                    out[i * nbytes + q] = (bits >> (8 * q)) & 255
+                i += 1
+
+
+def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarray) -> tuple[np.ndarray, dict] | None:
+    """(data, its layout attributes) of the zero-aware table of a group built with deltas
+    (additive.build_pattern), or None if some minimum does not fit in 4 bits. md:
+    nibbles.goal_md of the group."""
+    k, size = md.shape[0], dist.size
+    codes = np.zeros((size + 1) // 2, dtype=np.uint8)
+    top, bad = _minima(dist, k, n, md, codes)
+    if bad:
+        return None
+    fc = int(top) + 1
+    counts = np.zeros((size + BLOCK - 1) // BLOCK, dtype=np.int64)
+    _flag(codes, deltas, size, fc, counts)
+    nbytes = region_bytes(n, k)
+    flagged = int(counts.sum())
+    prefix_at, regions_at, total = layout(size, flagged, nbytes)
+    data = np.zeros(total, dtype=np.uint8)
+    data[:codes.size] = codes
+    prefix = data[prefix_at:regions_at].view("<u4")
+    prefix[1:] = np.cumsum(counts[:-1])
+    _regions(codes, deltas, size, fc, n - k, prefix, nbytes, data[regions_at:])
+    return data, {"flag_code": fc, "region_bytes": nbytes, "prefix_at": prefix_at, "regions_at": regions_at,
+                  "flagged": flagged, "nibble_histogram": nibble_histogram(codes, size)}

@@ -218,21 +218,34 @@ def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[
     return out
 
 
-def zero_aware_value(data, rows: int, cols: int, md, cells: tuple[int, ...], blank: int) -> int:
-    """h of one entry of a zero-aware table (patterndb.zeroaware's layout, decoded from its
-    description): the group's i-th tile on cells[i], the blank on cell blank."""
-    n, k = rows * cols, len(cells)
-    r, used = 0, []
-    for i, p in enumerate(cells):
-        r = r * (n - i) + p - sum(u < p for u in used)
-        used.append(p)
-    nbytes = 2 if n - k <= 12 else 4
-    w = int.from_bytes(bytes(data[r * nbytes:(r + 1) * nbytes]), "little")
-    region, todo = {blank}, [blank]
-    while todo:
-        for y in neighbours(rows, cols, todo.pop()):
-            if y not in used and y not in region:
-                region.add(y)
-                todo.append(y)
-    j = sum(1 for c in range(min(region)) if c not in used)
-    return int(sum(md[i, c] for i, c in enumerate(cells))) + 2 * ((w & 15) + ((w >> (4 + j)) & 1))
+def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dict:
+    """h of entries of a zero-aware table (patterndb.zeroaware's layout, decoded from its
+    description; layout: its attributes), per key (cells, blank): the group's i-th tile on
+    cells[i], the blank on cell blank."""
+    n = rows * cols
+    fc, nb = layout["flag_code"], layout["region_bytes"]
+    code = [(int(data[x // 2]) >> (4 * (x % 2))) & 15 for x in range(2 * layout["prefix_at"])]
+    flagged_before = [0]  # (the prefix is a shortcut to this count)
+    for c in code:
+        flagged_before.append(flagged_before[-1] + (c >= fc))
+    out = {}
+    for cells, blank in keys:
+        r, used = 0, []
+        for i, p in enumerate(cells):
+            r = r * (n - i) + p - sum(u < p for u in used)
+            used.append(p)
+        m = int(sum(md[i, c] for i, c in enumerate(cells)))
+        if code[r] < fc:
+            out[cells, blank] = m + 2 * code[r]
+            continue
+        at = layout["regions_at"] + nb * flagged_before[r]
+        w = int.from_bytes(bytes(data[at:at + nb]), "little")
+        region, todo = {blank}, [blank]
+        while todo:
+            for y in neighbours(rows, cols, todo.pop()):
+                if y not in used and y not in region:
+                    region.add(y)
+                    todo.append(y)
+        j = sum(1 for c in range(min(region)) if c not in used)
+        out[cells, blank] = m + 2 * (code[r] - fc + ((w >> j) & 1))
+    return out

@@ -36,11 +36,12 @@ def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, 
     deltas = np.zeros(num_placements(n, k), dtype=word_dtype(n - k))
     table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, deltas=deltas)
     md = goal_md(cols, np.array(cells), n)
-    data = zeroaware.zero_aware_table(table, deltas, n, md)
+    data, layout = zeroaware.zero_aware_table(table, deltas, n, md)
     ref = naive.pattern_table(rows, cols, tuple(cells), blank, per_blank=True)
     assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
-    assert data.size == num_placements(n, k) * zeroaware.word_bytes(n - k)
-    got = {key: naive.zero_aware_value(data, rows, cols, md, *key) for key in ref}
+    assert data.size == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"])[2]
+    assert layout["flagged"] > 0
+    got = naive.zero_aware_values(data, layout, rows, cols, md, ref)
     low = {}
     for (c, _), v in ref.items():
         low[c] = min(low.get(c, v), v)
@@ -53,7 +54,7 @@ def test_file_attributes_goal_entry_and_refusals(tmp_path):
     path = build_pattern_file(frame, (0, 1, 2, 3, 4), tmp_path)
     assert path.name == "pdb-3x3-b0-0-4.h5"
     a = read_attrs(path)
-    assert a["encoding"] == "nibble-md-regions" and a["word_bytes"] == 2 and "region" in a["decoding"]
+    assert a["encoding"] == "nibble-md-flagged" and a["region_bytes"] == 1 and "region" in a["decoding"]
     assert a["entries"] == 3024 and list(a["tiles"]) == [0, 1, 2, 3, 4] and a["max_raise"] == 2
     map_checked([path], [pattern_expect(frame, (0, 1, 2, 3, 4))])
     plain = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)

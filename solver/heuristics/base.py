@@ -51,7 +51,7 @@ def kernel_tuple(
     tile_inst: np.ndarray = _DUMMY_2D,
     inst_group: np.ndarray = np.zeros(0, dtype=np.int64),
     part_of: np.ndarray = np.zeros(0, dtype=np.int64),
-    zbytes: np.ndarray | None = None,
+    zinfo: np.ndarray | None = None,
 ) -> tuple:
     """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
     shape = goal.shape
@@ -68,5 +68,5 @@ def kernel_tuple(
         np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
         group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
         tile_inst, inst_group, part_of,
-        np.zeros(max(group_k.size, 1), dtype=np.int64) if zbytes is None else zbytes,
+        np.zeros((max(group_k.size, 1), 4), dtype=np.int64) if zinfo is None else zinfo,
     )

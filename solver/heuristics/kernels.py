@@ -7,7 +7,7 @@ kernel compiles once and branches on H[0] (the kind):
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
        tile_inst[n, P], inst_group[I], part_of[I],
-       zbytes[G])
+       zinfo[G, 4])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -21,9 +21,10 @@ the stored nibble. For the exact kind, table is indexed by the full rank.
 A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
 and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
-A zero-aware group (patterndb.zeroaware) has a word of zbytes[g] > 0 bytes
-per rank: the minimum's nibble and a bit per blank region (found by a flood
-fill, zeroaware.region_ordinal).
+A zero-aware group (patterndb.zeroaware) has a 4-bit code per rank (packed[g]
+is set) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at, regions_at),
+the offsets absolute in table: a flagged code's region bits say which blank
+regions need 2 more moves (the blank's found by a flood fill).
 Unused fields hold one-element dummies.
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import word_value
+from patterndb.zeroaware import flagged_value, where
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -47,13 +48,13 @@ def scratch_size(H):
 @njit(cache=True, inline="always")
 def has_zero_aware(H):
     """Is some group's table zero-aware (then the search runs the kernels that look)?"""
-    return (H[17] > 0).any()
+    return (H[17][:, 0] > 0).any()
 
 
 @njit(cache=True, inline="always")
 def lookup_arrays(H):
     """The fields of H a table lookup reads, taken out once: (md, group_tiles, group_k,
-    offsets, refl_tile, refl_cell, table, packed, zbytes, cols). Search kernels take them
+    offsets, refl_tile, refl_cell, table, packed, zinfo, cols). Search kernels take them
     before their loop and pass them on; taken from H inside the loop, every lookup makes
     new references that numba must prune, and where it could not (a zero-aware branch was
     enough) each node cost 6-10 times more."""
@@ -61,7 +62,7 @@ def lookup_arrays(H):
 
 
 @njit(cache=True, inline="always")
-def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g, reflected,
+def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected,
                 zero):
     """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
     the table, the group's Manhattan distance, its rank, or for a zero-aware group the
@@ -79,34 +80,30 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
         r = r * (n - i) + (p - below)
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
-    if zero and zbytes[g]:  # r: the covered cells and the blank's cell in place of the rank
-        index = offsets[g] + r * zbytes[g]
-        r = np.int64(used) | ((refl_cell[pos[0]] if reflected else pos[0]) << 32)
-    elif packed[g]:
-        index = offsets[g] + (r >> 1)
-    else:
-        index = offsets[g] + r
+    index = offsets[g] + (r >> 1 if packed[g] else r)
+    if zero and zinfo[g, 0]:  # r: the covered cells and the blank's cell beside the rank
+        r = where(r, used, refl_cell[pos[0]] if reflected else pos[0])
     return index, m, r
 
 
 @njit(cache=True, inline="always")
-def entry_value(table, packed, zbytes, cols, n, g, index, m, r, zero):
+def entry_value(table, packed, zinfo, cols, n, g, index, m, r, zero):
     """The heuristic value of group g's entry found by group_entry (a 4-bit entry or a
     zero-aware word decoded); zero as there, cols and n the board's."""
-    if zero and zbytes[g]:
-        return word_value(table, index, zbytes[g], m, r, cols, n)
+    if zero and zinfo[g, 0]:
+        return flagged_value(table, index, zinfo, g, m, r, cols, n)
     if packed[g]:
         return m + 2 * ((np.int64(table[index]) >> (4 * (r & 1))) & 15)
     return np.int64(table[index])
 
 
 @njit(cache=True, inline="always")
-def group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g,
+def group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g,
                 reflected, zero):
     """Table entry of group g for the state (or its diagonal mirror); as group_entry."""
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g,
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
                               reflected, zero)
-    return entry_value(table, packed, zbytes, cols, pos.size, g, index, m, r, zero)
+    return entry_value(table, packed, zinfo, cols, pos.size, g, index, m, r, zero)
 
 
 @njit(cache=True, inline="always")
@@ -200,28 +197,28 @@ def h_full(board, pos, H, greg, gref):
         return linear_conflict(board, H)
     if kind == EXACT:
         return np.int64(H[4][rank(pos, n, n)])
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols = lookup_arrays(H)
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     if kind == PDB_MAX:  # greg/gref: per instance
         inst_group, part_of = H[15], H[16]
         P = H[14].shape[1]
         sums = np.zeros(2 * P, dtype=np.int64)
         for i in range(inst_group.size):
-            greg[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+            greg[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                                   inst_group[i], False, True)
             sums[part_of[i]] += greg[i]
             if H[11]:
-                gref[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes,
+                gref[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
                                       cols, inst_group[i], True, True)
                 sums[P + part_of[i]] += gref[i]
         return sums.max()
     hr = 0
     hf = 0
     for g in range(H[7].size):
-        greg[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+        greg[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                               g, False, True)
         hr += greg[g]
         if H[11]:
-            gref[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes,
+            gref[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
                                   cols, g, True, True)
             hf += gref[g]
     return max(hr, hf)

@@ -87,19 +87,25 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
         PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
         group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
-        packed=np.array([is_packed(a) for a in attrs], dtype=np.int64), **catalogue,
-        **_zero_aware_fields(attrs),
+        packed=np.array([is_packed(a) or store_zero_aware(a) for a in attrs], dtype=np.int64), **catalogue,
+        **_zero_aware_fields(attrs, offsets),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
 
 
-def _zero_aware_fields(attrs: list[dict]) -> dict[str, np.ndarray]:
-    """The kernel tuple's zero-aware field (each group's word size), or nothing when no
-    table is zero-aware."""
+def _zero_aware_fields(attrs: list[dict], offsets: np.ndarray) -> dict[str, np.ndarray]:
+    """The kernel tuple's zero-aware field (per group: region bytes, flag code, and where
+    its prefix and region words start in the mapped tables), or nothing when no table is
+    zero-aware."""
     if not any(store_zero_aware(a) for a in attrs):
         return {}
-    return {"zbytes": np.array([int(a["word_bytes"]) if store_zero_aware(a) else 0 for a in attrs], dtype=np.int64)}
+    zinfo = np.zeros((len(attrs), 4), dtype=np.int64)
+    for g, a in enumerate(attrs):
+        if store_zero_aware(a):
+            zinfo[g] = (int(a["region_bytes"]), int(a["flag_code"]), offsets[g] + int(a["prefix_at"]),
+                        offsets[g] + int(a["regions_at"]))
+    return {"zinfo": zinfo}
 
 
 def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None:

@@ -19,13 +19,13 @@ from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_l
 
 
 @njit(cache=True, inline="always")
-def _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, inst_group, i,
+def _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, inst_group, i,
            p, sums, vals, new, mirrored):
     """Partition p's sum after a move that changed instance i (-1: none of p's tiles
     moved); the instance's new value goes to new[p]."""
     if i < 0:
         return sums[p]
-    new[p] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+    new[p] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                          inst_group[i], mirrored, True)
     return sums[p] + new[p] - vals[i]
 
@@ -38,7 +38,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
     reflect, tile_inst, inst_group = H[11], H[14], H[15]
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols = lookup_arrays(H)
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     I = inst_group.size
     ival = np.empty(I, dtype=np.int64)  # regular value of each instance
@@ -94,11 +94,11 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         u = refl_tile[t] if reflect else 0
         best = 0
         for p in range(P):
-            hr[depth + 1, p] = _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+            hr[depth + 1, p] = _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                                         inst_group, tile_inst[t, p], p, hr[depth], ival, nr, False)
             best = max(best, hr[depth + 1, p])
             if reflect:
-                hf[depth + 1, p] = _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                hf[depth + 1, p] = _moved(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                                         inst_group, tile_inst[u, p], p, hf[depth], fval, nf, True)
                 best = max(best, hf[depth + 1, p])
             if bound < depth + 1 + best >= nxt:  # pruned, and cannot lower the next bound

@@ -30,23 +30,23 @@ from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_l
 
 
 @njit(cache=True, inline="always")
-def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, reflected,
+def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
             zero, ahead, depth, e, at):
     """Locate group g's entry into ahead[depth, e, at:at + 3] and ask the CPU for it."""
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zbytes, cols, g,
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
                               reflected, zero)
     prefetch(table, index)
     ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2] = index, m, r
 
 
 @njit(cache=True, inline="always")
-def _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, reflected,
+def _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
            zero, look_ahead, ahead, depth, e, at):
     """Group g's value: read where _locate found it, or looked up now."""
     if look_ahead:
-        return entry_value(table, packed, zbytes, cols, pos.size, g, ahead[depth, e, at], ahead[depth, e, at + 1],
+        return entry_value(table, packed, zinfo, cols, pos.size, g, ahead[depth, e, at], ahead[depth, e, at + 1],
                            ahead[depth, e, at + 2], zero)
-    return group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g,
+    return group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g,
                        reflected, zero)
 
 
@@ -64,7 +64,7 @@ def _kernel(look_ahead: bool, zero: bool):
         cells[: d0 + 1] = path[: d0 + 1]
         group_of, reflect = H[5], H[11]
         # Taken out of H once: see kernels.lookup_arrays.
-        md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols = lookup_arrays(H)
+        md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
         G = H[7].size
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)
@@ -98,11 +98,11 @@ def _kernel(look_ahead: bool, zero: bool):
                         pos[0] = c
                         g = group_of[t]
                         if g >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                                     g, False, zero, ahead, depth, e, 0)
                         g2 = group_of[refl_tile[t]] if reflect else -1
                         if g2 >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols,
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
                                     g2, True, zero, ahead, depth, e, 3)
                         pos[t] = c
                         pos[0] = b
@@ -130,7 +130,7 @@ def _kernel(look_ahead: bool, zero: bool):
             hr1 = hrs[depth]
             v = 0
             if g >= 0:
-                v = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g, False, zero,
+                v = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, False, zero,
                             look_ahead, ahead, depth, d, 0)
                 hr1 += v - gval[g]
             f = depth + 1 + hr1
@@ -140,7 +140,7 @@ def _kernel(look_ahead: bool, zero: bool):
             if f <= bound and reflect:
                 g2 = group_of[refl_tile[t]]
                 if g2 >= 0:
-                    v2 = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zbytes, cols, g2, True,
+                    v2 = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g2, True,
                                 zero, look_ahead, ahead, depth, d, 3)
                     hf1 += v2 - fval[g2]
                 f = max(f, depth + 1 + hf1)
