@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bits import flood, lowest_bit, ordinal
+from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
 from .nibbles import nibble_histogram
 from .ranking import unrank
@@ -91,28 +91,38 @@ def where(rank, used, blank):
 def flagged_value(table, at, zinfo, g, m, w, cols, n):
     """h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m;
     w: where(); zinfo[g]: (region_bytes, flag_code, prefix_at, regions_at), the last two
-    offsets into table. Only a flagged code reads the prefix, the codes before it in its
-    block and its region word, and looks for the blank's region."""
+    offsets into table. A flagged code goes to raised(), a call of its own that reads the
+    table through its address: array reads in this rarely taken branch made the search
+    kernels 1.6x slower per node, even where never taken (numba's reference counting)."""
     rank = w & 0xFFFFFFFF
     c = (np.int64(table[at]) >> (4 * (rank & 1))) & 15
     fc = zinfo[g, 1]
+    nbytes, prefix_at, regions_at = zinfo[g, 0], zinfo[g, 2], zinfo[g, 3]
+    base = address(table)
     if c < fc:
         return m + 2 * c
-    p = zinfo[g, 2] + 4 * (rank >> 6)
-    i = (np.int64(table[p]) | (np.int64(table[p + 1]) << 8) | (np.int64(table[p + 2]) << 16)
-         | (np.int64(table[p + 3]) << 24))
-    for b in range(at - ((rank >> 1) & 31), at):
-        x = np.int64(table[b])
+    return m + 2 * (c - fc + raised(base, at, nbytes, fc, prefix_at, regions_at, w, cols, n))
+
+
+@njit(cache=True, nogil=True)
+def raised(base, at, nbytes, fc, prefix_at, regions_at, w, cols, n):
+    """1 if the blank's region of the flagged placement (code in byte at of the table at
+    address base; w: where()) needs 2 moves more than its minimum, else 0: its word is the
+    i-th, i = the prefix of its block of 64 ranks + the flagged codes before it in the
+    block (one cache line)."""
+    rank = w & 0xFFFFFFFF
+    p = base + prefix_at + 4 * (rank >> 6)
+    i = load_u8(p) | (load_u8(p + 1) << 8) | (load_u8(p + 2) << 16) | (load_u8(p + 3) << 24)
+    for b in range(base + at - ((rank >> 1) & 31), base + at):
+        x = load_u8(b)
         i += ((x & 15) >= fc) + ((x >> 4) >= fc)
     if rank & 1:
-        i += (np.int64(table[at]) & 15) >= fc
-    nbytes = zinfo[g, 0]
-    word = zinfo[g, 3] + nbytes * i
+        i += (load_u8(base + at) & 15) >= fc
+    word = base + regions_at + nbytes * i
     bits = np.int64(0)
     for q in range(nbytes):
-        bits |= np.int64(table[word + q]) << (8 * q)
-    j = region_ordinal((w >> 32) & 0x3FFFFFF, w >> 58, cols, n)
-    return m + 2 * (c - fc + ((bits >> j) & 1))
+        bits |= load_u8(word + q) << (8 * q)
+    return (bits >> region_ordinal((w >> 32) & 0x3FFFFFF, w >> 58, cols, n)) & 1
 
 
 @njit(cache=True, parallel=True)

@@ -93,3 +93,17 @@ def test_nibble_histogram_counts_every_entry_whatever_the_slice(monkeypatch, ent
     for piece in (1, 3, 64, 1 << 22):  # bytes counted at a time
         monkeypatch.setattr(nibbles, "_SLICE", piece)
         assert np.array_equal(nibbles.nibble_histogram(packed, entries), want)
+
+
+def test_raw_byte_reads_match_the_array():
+    """bits.address/load_u8 (the zero-aware lookup's reads) read what indexing reads."""
+    from patterndb.bits import address, load_u8
+    from patterndb.jit import njit
+
+    @njit
+    def read_all(a):
+        base = address(a)
+        return np.array([load_u8(base + i) for i in range(a.size)])
+
+    a = np.random.default_rng(3).integers(0, 256, 1000).astype(np.uint8)
+    assert np.array_equal(read_all(a), a) and np.array_equal(read_all(a[1:]), a[1:])

@@ -22,7 +22,7 @@ A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
 and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
 A zero-aware group (patterndb.zeroaware) has a 4-bit code per rank (packed[g]
-is set) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at, regions_at),
+= 2) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at, regions_at),
 the offsets absolute in table: a flagged code's region bits say which blank
 regions need 2 more moves (the blank's found by a flood fill).
 Unused fields hold one-element dummies.
@@ -81,7 +81,8 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
     index = offsets[g] + (r >> 1 if packed[g] else r)
-    if zero and zinfo[g, 0]:  # r: the covered cells and the blank's cell beside the rank
+    if zero:  # r: the covered cells and the blank's cell beside the rank, for every group: a test of
+        # the group's kind here made numba count references in the loop (2x slower per node)
         r = where(r, used, refl_cell[pos[0]] if reflected else pos[0])
     return index, m, r
 

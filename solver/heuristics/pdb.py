@@ -87,7 +87,7 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
         PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
         group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
-        packed=np.array([is_packed(a) or store_zero_aware(a) for a in attrs], dtype=np.int64), **catalogue,
+        packed=np.array([2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64), **catalogue,
         **_zero_aware_fields(attrs, offsets),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
