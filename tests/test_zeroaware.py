@@ -68,6 +68,8 @@ def test_specs():
     assert parse_partition("0,1-7/0,8-15", f) == parse_partition("z7-8", f)
     assert parse_catalog("z5-5-5+5-5-5", f)[1] == parse_partition("5-5-5", f)
     assert parse_partition("best", f) == parse_partition("zbest", f) == parse_partition("z7-8", f)
+    f5 = Frame.for_goal(make_goal(Shape(5, 5), "blank-first"))
+    assert parse_partition("best", f5) == parse_partition("z6-6-6-6", f5)
     for bad, msg in (("0/1-15", "blank alone"), ("0,0,1-7/8-15", "twice"), ("0,1-15", "no room")):
         with pytest.raises(PatternError, match=msg):
             parse_partition(bad, f)
