@@ -168,7 +168,7 @@ def stored_size(attrs: dict[str, Any]) -> int:
     """Bytes of the dataset: an entry each, two entries a byte when packed, or zero-aware's layout."""
     entries = int(attrs["entries"])
     if is_zero_aware(attrs):
-        return layout(entries, int(attrs["flagged"]), int(attrs["region_bytes"]))[2]
+        return layout(entries, int(attrs["flagged"]), int(attrs["region_bytes"]), int(attrs["prefix_at"]) < 0)[2]
     return (entries + 1) // 2 if is_packed(attrs) else entries
 
 

@@ -20,7 +20,9 @@ Layout: one uint8 dataset of three parts, so the search reads what a plain
            order: bit j set when the region whose lowest cell is the j-th
            uncovered cell (in cell order) needs the 2 moves more.
 A flagged placement's word is found by the prefix and a count of the flagged
-codes before it in its block (one cache line). A region more than 2 moves above
+codes before it in its block (one cache line). A table with many flagged
+placements is dense instead (is_dense): no prefix (prefix_at = -1), and a
+word at every rank, so the search can ask for it together with the code. A region more than 2 moves above
 the minimum counts 2 (the build records up to 6: additive.build_pattern's
 deltas), and a placement whose minimum is too large for a flagged code keeps
 the plain value: both still lower bounds. On 5x5 the 6-tile tables flag 16%
@@ -43,7 +45,8 @@ ENCODING = "nibble-md-flagged"
 DECODING = ("c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan distance of the group's tiles + 2 * c "
             "if c < flag_code, else + 2 * (c - flag_code + ((w >> j) & 1)): w = the little-endian region_bytes "
             "bytes at regions_at + region_bytes * i, i = the little-endian uint32 at prefix_at + 4 * (rank // 64) "
-            "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have, j = how many uncovered "
+            "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have (i = rank if prefix_at = -1), "
+            "j = how many uncovered "
             "cells lie below the lowest cell of the blank's region")
 
 
@@ -54,16 +57,27 @@ def region_bytes(n: int, k: int) -> int:
     return (n - k + 7) // 8
 
 
-def layout(entries: int, flagged: int, nbytes: int) -> tuple[int, int, int]:
-    """(prefix_at, regions_at, total bytes) of a table of entries placements, flagged of them."""
-    prefix_at = ((entries + 1) // 2 + 3) & ~3
-    regions_at = prefix_at + 4 * ((entries + BLOCK - 1) // BLOCK)
-    return prefix_at, regions_at, regions_at + flagged * nbytes
+def layout(entries: int, flagged: int, nbytes: int, dense: bool = False) -> tuple[int, int, int]:
+    """(prefix_at, regions_at, total bytes) of a table of entries placements, flagged of
+    them; dense: a word at every rank and no prefix (prefix_at -1)."""
+    codes_end = ((entries + 1) // 2 + 3) & ~3
+    if dense:
+        return -1, codes_end, codes_end + entries * nbytes
+    regions_at = codes_end + 4 * ((entries + BLOCK - 1) // BLOCK)
+    return codes_end, regions_at, regions_at + flagged * nbytes
+
+
+def is_dense(entries: int, flagged: int) -> bool:
+    """Keep a region word at every rank? Where over a quarter of the placements are flagged
+    (4x4's 7- and 8-tile tables: 40 and 46%): the word's place is then known with the code's,
+    and the search asks for both at once; with few flagged (5x5's 6-tile tables: 16%) the
+    prefix keeps the table small."""
+    return 4 * flagged > entries
 
 
 def max_stored_bytes(n: int, k: int, entries: int) -> int:
-    """The largest a zero-aware table of entries placements can be (every placement flagged)."""
-    return layout(entries, entries, region_bytes(n, k))[2]
+    """The largest a zero-aware table of entries placements can be (a word at every rank)."""
+    return layout(entries, entries, region_bytes(n, k), True)[2]
 
 
 @njit(cache=True, nogil=True)
@@ -108,16 +122,18 @@ def flagged_value(table, at, zinfo, g, m, w, cols, n):
 def raised(base, at, nbytes, fc, prefix_at, regions_at, w, cols, n):
     """1 if the blank's region of the flagged placement (code in byte at of the table at
     address base; w: where()) needs 2 moves more than its minimum, else 0: its word is the
-    i-th, i = the prefix of its block of 64 ranks + the flagged codes before it in the
-    block (one cache line)."""
+    i-th, i = its rank in a dense table, else the prefix of its block of 64 ranks + the
+    flagged codes before it in the block (one cache line)."""
     rank = w & 0xFFFFFFFF
-    p = base + prefix_at + 4 * (rank >> 6)
-    i = load_u8(p) | (load_u8(p + 1) << 8) | (load_u8(p + 2) << 16) | (load_u8(p + 3) << 24)
-    for b in range(base + at - ((rank >> 1) & 31), base + at):
-        x = load_u8(b)
-        i += ((x & 15) >= fc) + ((x >> 4) >= fc)
-    if rank & 1:
-        i += (load_u8(base + at) & 15) >= fc
+    i = rank  # (a dense table: prefix_at < 0)
+    if prefix_at >= 0:
+        p = base + prefix_at + 4 * (rank >> 6)
+        i = load_u8(p) | (load_u8(p + 1) << 8) | (load_u8(p + 2) << 16) | (load_u8(p + 3) << 24)
+        for b in range(base + at - ((rank >> 1) & 31), base + at):
+            x = load_u8(b)
+            i += ((x & 15) >= fc) + ((x >> 4) >= fc)
+        if rank & 1:
+            i += (load_u8(base + at) & 15) >= fc
     word = base + regions_at + nbytes * i
     bits = np.int64(0)
     for q in range(nbytes):
@@ -167,10 +183,11 @@ def _flag(codes, deltas, size, fc, counts):
 
 
 @njit(cache=True, parallel=True)
-def _regions(codes, deltas, size, fc, free_cells, prefix, nbytes, out):
-    """Write each flagged placement's region bits, in rank order from prefix[block]."""
-    for b in prange(prefix.size):
-        i = np.int64(prefix[b])
+def _regions(codes, deltas, size, fc, free_cells, starts, dense, nbytes, out):
+    """Write each flagged placement's region bits: at its rank (dense), or in rank order
+    from starts[block], the prefix."""
+    for b in prange(starts.size):
+        i = starts[b]
         for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
             if ((np.int64(codes[r >> 1]) >> (4 * (r & 1))) & 15) >= fc:
                 d = np.uint64(deltas[r])
@@ -178,15 +195,17 @@ def _regions(codes, deltas, size, fc, free_cells, prefix, nbytes, out):
                 for j in range(free_cells):
                     if (d >> np.uint64(2 * j)) & np.uint64(3):
                         bits |= np.int64(1) << j
+                at = r if dense else i
                 for q in range(nbytes):
-                    out[i * nbytes + q] = (bits >> (8 * q)) & 255
+                    out[at * nbytes + q] = (bits >> (8 * q)) & 255
                 i += 1
 
 
-def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarray) -> tuple[np.ndarray, dict] | None:
+def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarray,
+                     dense: bool | None = None) -> tuple[np.ndarray, dict] | None:
     """(data, its layout attributes) of the zero-aware table of a group built with deltas
     (additive.build_pattern), or None if some minimum does not fit in 4 bits. md:
-    nibbles.goal_md of the group."""
+    nibbles.goal_md of the group; dense: a region word at every rank (None: is_dense)."""
     k, size = md.shape[0], dist.size
     codes = np.zeros((size + 1) // 2, dtype=np.uint8)
     top, bad = _minima(dist, k, n, md, codes)
@@ -197,11 +216,15 @@ def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarra
     _flag(codes, deltas, size, fc, counts)
     nbytes = region_bytes(n, k)
     flagged = int(counts.sum())
-    prefix_at, regions_at, total = layout(size, flagged, nbytes)
+    dense = is_dense(size, flagged) if dense is None else dense
+    prefix_at, regions_at, total = layout(size, flagged, nbytes, dense)
     data = np.zeros(total, dtype=np.uint8)
     data[:codes.size] = codes
-    prefix = data[prefix_at:regions_at].view("<u4")
-    prefix[1:] = np.cumsum(counts[:-1])
-    _regions(codes, deltas, size, fc, n - k, prefix, nbytes, data[regions_at:])
+    starts = np.arange(counts.size, dtype=np.int64) * BLOCK  # dense: a placement's word at its rank
+    if not dense:
+        prefix = data[prefix_at:regions_at].view("<u4")
+        prefix[1:] = np.cumsum(counts[:-1])
+        starts = prefix.astype(np.int64)
+    _regions(codes, deltas, size, fc, n - k, starts, dense, nbytes, data[regions_at:])
     return data, {"flag_code": fc, "region_bytes": nbytes, "prefix_at": prefix_at, "regions_at": regions_at,
                   "flagged": flagged, "nibble_histogram": nibble_histogram(codes, size)}

@@ -27,7 +27,8 @@ KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
     [(3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (2, 4, (1, 2, 3), 0),
      (2, 4, (4, 5, 6, 7), 0), (3, 4, (1, 2, 3, 4, 5), 0), (3, 4, (11, 10, 7), 0), (2, 5, (9, 1, 5, 2), 3)],
 )
-def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, cols, cells, blank):
+@pytest.mark.parametrize("dense", [False, True])
+def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, cols, cells, blank, dense):
     """Against a 0-1 BFS over (placement, blank cell): every placement with the blank on
     every free cell (so every region), exactly, but for the documented cap (a region at
     most 2 * MAX_RAISE moves above its placement's minimum)."""
@@ -36,10 +37,11 @@ def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, 
     deltas = np.zeros(num_placements(n, k), dtype=word_dtype(n - k))
     table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, deltas=deltas)
     md = goal_md(cols, np.array(cells), n)
-    data, layout = zeroaware.zero_aware_table(table, deltas, n, md)
+    data, layout = zeroaware.zero_aware_table(table, deltas, n, md, dense)
     ref = naive.pattern_table(rows, cols, tuple(cells), blank, per_blank=True)
     assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
-    assert data.size == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"])[2]
+    assert data.size == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"], dense)[2]
+    assert (layout["prefix_at"] < 0) == dense
     assert layout["flagged"] > 0
     got = naive.zero_aware_values(data, layout, rows, cols, md, ref)
     low = {}
@@ -143,3 +145,33 @@ def test_catalogue_of_zero_aware_and_plain_partitions(data_dir, z_dir, rng):
     for i in rng.choice(len(boards), 40, replace=False):
         r = solve(" ".join(map(str, boards[i])), goal="blank-first", pattern=cat, data_dir=z_dir)
         assert r.length == exact[i]
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_search_lookups_decode_both_layouts_as_the_reference(data_dir, tmp_path, monkeypatch, rng, dense):
+    """The kernels' reading of a zero-aware table (code, prefix or dense word, region) equals
+    the plain-Python decoding of its description, per state, with and without the prefix."""
+    import h5py
+
+    monkeypatch.setattr(zeroaware, "is_dense", lambda entries, flagged: dense)
+    frame, boards, _ = all_8puzzle_states(data_dir)
+    f3 = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    groups = parse_partition("0,1,3,5,7/0,2,4,6,8", f3)
+    tables = []
+    for g in groups:
+        path = build_pattern_file(f3, g, tmp_path)
+        with h5py.File(path) as fh:
+            a = dict(fh["table"].attrs)
+            tables.append((fh["table"][()], a, [t for t in g if t]))
+        assert (a["prefix_at"] < 0) == dense
+    _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
+    H = make_plan(fr, Options(algorithm="idastar", pattern="0,1,3,5,7/0,2,4,6,8", data_dir=tmp_path,
+                              reflect=False)).heuristic.H
+    some = boards[rng.choice(len(boards), 3000, replace=False)]
+    want = np.zeros(len(some), dtype=np.int64)
+    for data, a, tiles in tables:
+        md = goal_md(3, np.array(tiles), 9)
+        keys = [(tuple(int(np.flatnonzero(b == t)[0]) for t in tiles), int(np.flatnonzero(b == 0)[0])) for b in some]
+        values = naive.zero_aware_values(data, a, 3, 3, md, keys)
+        want += [values[key] for key in keys]
+    assert np.array_equal(h_many(some, H), want)

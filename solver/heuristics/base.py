@@ -68,5 +68,5 @@ def kernel_tuple(
         np.int64(kind), goalpos, md, np.int64(shape.cols), table, group_of,
         group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
         tile_inst, inst_group, part_of,
-        np.zeros((max(group_k.size, 1), 4), dtype=np.int64) if zinfo is None else zinfo,
+        np.zeros((max(group_k.size, 1), 7), dtype=np.int64) if zinfo is None else zinfo,
     )

@@ -7,7 +7,7 @@ kernel compiles once and branches on H[0] (the kind):
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
        tile_inst[n, P], inst_group[I], part_of[I],
-       zinfo[G, 4])
+       zinfo[G, 7])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -22,8 +22,9 @@ A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
 and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
 A zero-aware group (patterndb.zeroaware) has a 4-bit code per rank (packed[g]
-= 2) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at, regions_at),
-the offsets absolute in table: a flagged code's region bits say which blank
+= 2) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at (-1: dense),
+regions_at, and where a flagged code's first read is: base, mul, shift), the
+offsets absolute in table: a flagged code's region bits say which blank
 regions need 2 more moves (the blank's found by a flood fill).
 Unused fields hold one-element dummies.
 """

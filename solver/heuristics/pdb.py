@@ -95,16 +95,21 @@ def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: s
 
 
 def _zero_aware_fields(attrs: list[dict], offsets: np.ndarray) -> dict[str, np.ndarray]:
-    """The kernel tuple's zero-aware field (per group: region bytes, flag code, and where
-    its prefix and region words start in the mapped tables), or nothing when no table is
+    """The kernel tuple's zero-aware field (per group: region bytes, flag code, where its
+    prefix (-1: dense) and region words start in the mapped tables, and where a flagged
+    code's first read is: base + mul * (rank >> shift)), or nothing when no table is
     zero-aware."""
     if not any(store_zero_aware(a) for a in attrs):
         return {}
-    zinfo = np.zeros((len(attrs), 4), dtype=np.int64)
+    zinfo = np.zeros((len(attrs), 7), dtype=np.int64)
     for g, a in enumerate(attrs):
         if store_zero_aware(a):
-            zinfo[g] = (int(a["region_bytes"]), int(a["flag_code"]), offsets[g] + int(a["prefix_at"]),
-                        offsets[g] + int(a["regions_at"]))
+            nbytes, regions = int(a["region_bytes"]), offsets[g] + int(a["regions_at"])
+            dense = int(a["prefix_at"]) < 0
+            prefix = -1 if dense else offsets[g] + int(a["prefix_at"])
+            # what a flagged code reads first: its word (dense) or its block's prefix count
+            first = (regions, nbytes, 0) if dense else (prefix, 4, 6)
+            zinfo[g] = (nbytes, int(a["flag_code"]), prefix, regions, *first)
     return {"zinfo": zinfo}
 
 

@@ -36,8 +36,8 @@ def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table,
     index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
                               reflected, zero)
     prefetch(table, index)
-    if zero:  # and a zero-aware group's prefix count, needed if the code is flagged (plain groups: byte 0)
-        prefetch(table, zinfo[g, 2] + 4 * ((r & 0xFFFFFFFF) >> 6))
+    if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
+        prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
     ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2] = index, m, r
 
 
