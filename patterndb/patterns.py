@@ -27,10 +27,10 @@ _SIXES = ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (
 NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
     (3, 3): {"4-4": (_r(1, 4), _r(5, 8))},
     (4, 4): {
-        # The strongest that fits in memory (611 MB): 7-8 zero-aware, 44% fewer nodes on
-        # Korf's 100 than 7-8, though slower per node (46% of the 8-tile placements have
-        # a region word to read). Listed first, so a solve without --pattern uses it when
-        # it is built.
+        # The strongest that fits in memory (922 MB): 7-8 zero-aware, 44% fewer nodes on
+        # Korf's 100 than 7-8 in about the same search time (slower per node: 46% of the
+        # 8-tile placements have a region word to read). Listed first, so a solve without
+        # --pattern uses it when it is built.
         "best": ((0, *_r(1, 7)), (0, *_r(8, 15))),
         "7-8": (_r(1, 7), _r(8, 15)),
         # Chosen by measurement on Korf's first 30 with reflection: these need
