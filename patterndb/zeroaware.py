@@ -22,12 +22,13 @@ Layout: one uint8 dataset of three parts, so the search reads what a plain
 A flagged placement's word is found by the prefix and a count of the flagged
 codes before it in its block (one cache line). A table with many flagged
 placements is dense instead (is_dense): no prefix (prefix_at = -1), and a
-word at every rank, so the search can ask for it together with the code. A region more than 2 moves above
-the minimum counts 2 (the build records up to 6: additive.build_pattern's
-deltas), and a placement whose minimum is too large for a flagged code keeps
-the plain value: both still lower bounds. On 5x5 the 6-tile tables flag 16%
-of placements and take about a quarter of the 4 bytes a placement of a word
-per rank; on 4x4 the 7- and 8-tile tables flag more (40% and more).
+word at every rank, so the search can ask for it together with the code.
+A region more than 2 moves above the minimum counts 2 (the build records up
+to 6: additive.build_pattern's deltas), and a placement whose minimum is too
+large for a flagged code keeps the plain value: both still lower bounds.
+On 5x5 the 6-tile tables flag 16% of placements (133 MB a table, against
+510 MB for a 4-byte word at every rank); 4x4's 7- and 8-tile tables flag 40
+and 46% and are dense.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import numpy as np
 from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
 from .nibbles import nibble_histogram
-from .ranking import unrank
+from .ranking import num_placements, unrank
 
 MAX_RAISE = 1  # in units of 2 moves
 MAX_CELLS = 26  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
@@ -46,14 +47,15 @@ DECODING = ("c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan dista
             "if c < flag_code, else + 2 * (c - flag_code + ((w >> j) & 1)): w = the little-endian region_bytes "
             "bytes at regions_at + region_bytes * i, i = the little-endian uint32 at prefix_at + 4 * (rank // 64) "
             "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have (i = rank if prefix_at = -1), "
-            "j = how many uncovered "
-            "cells lie below the lowest cell of the blank's region")
+            "j = how many uncovered cells lie below the lowest cell of the blank's region")
 
 
 def region_bytes(n: int, k: int) -> int:
     """Bytes of a flagged placement's region bits, k tiles on n cells."""
     if n > MAX_CELLS:
         raise ValueError(f"zero-aware tables are for boards of at most {MAX_CELLS} cells, not {n}")
+    if num_placements(n, k) >= 1 << 32:
+        raise ValueError(f"zero-aware tables of {k} tiles on {n} cells: ranks beyond 32 bits")
     return (n - k + 7) // 8
 
 
@@ -104,8 +106,8 @@ def where(rank, used, blank):
 @njit(cache=True, inline="always")
 def flagged_value(table, at, zinfo, g, m, w, cols, n):
     """h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m;
-    w: where(); zinfo[g]: (region_bytes, flag_code, prefix_at, regions_at), the last two
-    offsets into table. A flagged code goes to raised(), a call of its own that reads the
+    w: where(); zinfo[g, :4]: (region_bytes, flag_code, prefix_at, regions_at), the last
+    two offsets into table (prefix_at -1: dense). A flagged code goes to raised(), a call of its own that reads the
     table through its address: array reads in this rarely taken branch made the search
     kernels 1.6x slower per node, even where never taken (numba's reference counting)."""
     rank = w & 0xFFFFFFFF
