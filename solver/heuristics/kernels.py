@@ -66,8 +66,8 @@ def lookup_arrays(H):
 def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected,
                 zero):
     """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
-    the table, the group's Manhattan distance, its rank, or for a zero-aware group the
-    blank's region); entry_value reads it. The arrays: lookup_arrays(H), unpacked by the
+    the table, the group's Manhattan distance, its rank; with zero, zeroaware.where: the
+    rank beside the covered cells and the blank's cell); entry_value reads it. The arrays: lookup_arrays(H), unpacked by the
     caller before its loop. zero: whether zero-aware groups may occur (a constant in the
     search kernels: the plain ones keep no test)."""
     n = pos.size
@@ -90,8 +90,9 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
 
 @njit(cache=True, inline="always")
 def entry_value(table, packed, zinfo, cols, n, g, index, m, r, zero):
-    """The heuristic value of group g's entry found by group_entry (a 4-bit entry or a
-    zero-aware word decoded); zero as there, cols and n the board's."""
+    """The heuristic value of group g's entry found by group_entry (a byte, a 4-bit entry,
+    or a zero-aware code and, if flagged, its region word); zero as there, cols and n the
+    board's."""
     if zero and zinfo[g, 0]:
         return flagged_value(table, index, zinfo, g, m, r, cols, n)
     if packed[g]:
