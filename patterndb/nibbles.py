@@ -39,6 +39,12 @@ def _placement_md(r, k, n, md, pos):
     return m
 
 
+@njit(cache=True, inline="always")
+def nibble(packed, r):
+    """Entry r of a 4-bit array (entry r in byte r // 2, low nibble first), as an int64."""
+    return (np.int64(packed[r >> 1]) >> (4 * (r & 1))) & 15
+
+
 @njit(cache=True, parallel=True)
 def _pack(table, k, n, md, out):
     """Pack table into out; returns the number of entries that do not fit (then out is unusable)."""
@@ -74,7 +80,7 @@ def unpack(packed, entries, k, n, md):
     for b in prange(blocks):
         pos = np.empty(k, dtype=np.int64)
         for r in range(b * per, min(entries, (b + 1) * per)):
-            out[r] = _placement_md(r, k, n, md, pos) + 2 * ((np.int64(packed[r >> 1]) >> (4 * (r & 1))) & 15)
+            out[r] = _placement_md(r, k, n, md, pos) + 2 * nibble(packed, r)
     return out
 
 

@@ -287,9 +287,9 @@ def _verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) ->
         elif is_zero_aware(attrs):  # the codes against their histogram, and the flagged ones against the layout
             hist = want
             entries = int(attrs["entries"])
-            codes = nibble_histogram(data[:(entries + 1) // 2], entries)
-            same = (np.array_equal(codes, attrs.get("nibble_histogram"))
-                    and int(codes[int(attrs["flag_code"]):].sum()) == int(attrs["flagged"]))
+            code_hist = nibble_histogram(data[:(entries + 1) // 2], entries)
+            same = (np.array_equal(code_hist, attrs.get("nibble_histogram"))
+                    and int(code_hist[int(attrs["flag_code"]):].sum()) == int(attrs["flagged"]))
         else:
             hist = histogram(data)
             same = np.array_equal(hist, want)

@@ -36,7 +36,7 @@ import numpy as np
 
 from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
-from .nibbles import nibble_histogram
+from .nibbles import nibble, nibble_histogram
 from .ranking import num_placements, unrank
 
 MAX_RAISE = 1  # in units of 2 moves
@@ -107,9 +107,10 @@ def where(rank, used, blank):
 def flagged_value(table, at, zinfo, g, m, w, cols, n):
     """h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m;
     w: where(); zinfo[g, :4]: (region_bytes, flag_code, prefix_at, regions_at), the last
-    two offsets into table (prefix_at -1: dense). A flagged code goes to raised(), a call of its own that reads the
-    table through its address: array reads in this rarely taken branch made the search
-    kernels 1.6x slower per node, even where never taken (numba's reference counting)."""
+    two offsets into table (prefix_at -1: dense). A flagged code goes to raised(), a call
+    of its own that reads the table through its address: array reads in this rarely
+    taken branch made the search kernels 1.6x slower per node, even where never taken
+    (numba's reference counting)."""
     rank = w & 0xFFFFFFFF
     c = (np.int64(table[at]) >> (4 * (rank & 1))) & 15
     fc = zinfo[g, 1]
@@ -176,11 +177,9 @@ def _flag(codes, deltas, size, fc, counts):
     for b in prange(counts.size):
         c = 0
         for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
-            if deltas[r]:
-                v = (np.int64(codes[r >> 1]) >> (4 * (r & 1))) & 15
-                if v + fc <= 15:
-                    codes[r >> 1] += np.uint8(fc << (4 * (r & 1)))
-                    c += 1
+            if deltas[r] and nibble(codes, r) + fc <= 15:
+                codes[r >> 1] += np.uint8(fc << (4 * (r & 1)))
+                c += 1
         counts[b] = c
 
 
@@ -191,7 +190,7 @@ def _regions(codes, deltas, size, fc, free_cells, starts, dense, nbytes, out):
     for b in prange(starts.size):
         i = starts[b]
         for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
-            if ((np.int64(codes[r >> 1]) >> (4 * (r & 1))) & 15) >= fc:
+            if nibble(codes, r) >= fc:
                 d = np.uint64(deltas[r])
                 bits = np.int64(0)
                 for j in range(free_cells):

@@ -224,7 +224,9 @@ def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dic
     cells[i], the blank on cell blank."""
     n = rows * cols
     fc, nb = layout["flag_code"], layout["region_bytes"]
-    code = [(int(data[x // 2]) >> (4 * (x % 2))) & 15 for x in range(2 * layout["regions_at"])]
+    dense = layout["prefix_at"] < 0
+    codes_end = layout["regions_at"] if dense else layout["prefix_at"]  # (bytes; the rest is padding)
+    code = [(int(data[x // 2]) >> (4 * (x % 2))) & 15 for x in range(2 * codes_end)]
     flagged_before = [0]  # (the prefix is a shortcut to this count)
     for c in code:
         flagged_before.append(flagged_before[-1] + (c >= fc))
@@ -238,7 +240,7 @@ def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dic
         if code[r] < fc:
             out[cells, blank] = m + 2 * code[r]
             continue
-        at = layout["regions_at"] + nb * (r if layout["prefix_at"] < 0 else flagged_before[r])
+        at = layout["regions_at"] + nb * (r if dense else flagged_before[r])
         w = int.from_bytes(bytes(data[at:at + nb]), "little")
         region, todo = {blank}, [blank]
         while todo:
