@@ -96,6 +96,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 v += nr[p] - ival[i]
             hr[depth + 1, p] = v
             best = max(best, v)
+            if bound < depth + 1 + best >= nxt:
+                break
             if reflect:
                 i = tile_inst[u, p]
                 v = hf[depth, p]
