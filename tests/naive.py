@@ -18,6 +18,18 @@ def neighbours(rows: int, cols: int, cell: int) -> list[int]:
     return out
 
 
+def region(rows: int, cols: int, seed: int, free: set[int]) -> set[int]:
+    """Cells reachable from seed through free cells (breadth-first)."""
+    seen = {seed}
+    todo = deque([seed])
+    while todo:
+        for c in neighbours(rows, cols, todo.popleft()):
+            if c in free and c not in seen:
+                seen.add(c)
+                todo.append(c)
+    return seen
+
+
 def successors(state: tuple, rows: int, cols: int):
     b = state.index(0)
     for c in neighbours(rows, cols, b):
