@@ -22,7 +22,7 @@ from .errors import TableError
 from .frame import Frame
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
-from .patterns import catalog_groups, group_label, is_zero_aware, named_partitions, parse_catalog, pattern_tiles
+from .patterns import catalog_groups, group_label, is_named, is_zero_aware, parse_catalog, pattern_tiles
 from .ranking import num_placements
 from .store import read_attrs, temporaries
 
@@ -39,8 +39,9 @@ def main() -> None:
 @data_dir_option
 @click.option("--pattern", "-p", default=None,
               help="Build additive pattern databases: a named partition (best, 7-8, 6-6-3, 5-5-5 on 4x4; "
-                   "best, 6-6-6-6 on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8; the blank, "
-                   "0, in a group (or z before a name, z7-8) makes its table zero-aware; A+B: a catalogue.")
+                   "best, 6-6-6-6, pinwheel on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8; the "
+                   "blank, 0, in a group (or z before a name, z7-8) makes its table zero-aware; A+B: a catalogue, "
+                   "the maximum over partitions (named: max2 on 4x4 and 5x5).")
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded
@@ -57,7 +58,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
         groups = catalog_groups(parse_catalog(pattern, frame))
-        if not quiet and pattern.strip().removeprefix("z") not in named_partitions(shape.rows, shape.cols):
+        if not quiet and not is_named(pattern, frame):
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
         _build_patterns(frame, groups, ddir, force, quiet)

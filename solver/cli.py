@@ -88,9 +88,9 @@ is shorter than its lower bound."""
               help="Default: walk the exact table when there is one, else idastar.")
 @click.option("--heuristic", "-H", type=click.Choice(HEURISTICS), default=None,
               help="Default: the strongest available (exact table, else cached pattern databases "
-                   "7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
+                   "best > 7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
 @click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8, z7-8, best; "
-                   "A+B: the larger of two).")
+                   "A+B: the larger of two; max2: the named catalogue, fewest nodes).")
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")

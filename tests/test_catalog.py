@@ -4,7 +4,7 @@ import pytest
 
 from patterndb import Frame, PatternError, Shape, make_goal, random_board
 from patterndb.catalog import build_pattern_file
-from patterndb.patterns import catalog_groups, parse_catalog, parse_partition
+from patterndb.patterns import catalog_groups, is_named, parse_catalog, parse_partition
 from solver import solve
 from solver.api import Options, make_plan, prepare
 from solver.heuristics.kernels import h_many
@@ -26,6 +26,20 @@ def test_spec_parsing():
     assert catalog_groups((parts[0], parts[0][:1])) == parts[0]  # a shared table once
     with pytest.raises(PatternError, match="twice"):
         parse_catalog("5-5-5+5-5-5", f)
+
+
+def test_named_catalogues_and_the_pinwheel():
+    f5 = Frame.for_goal(make_goal(Shape(5, 5), "blank-first"))
+    pin = parse_partition("pinwheel", f5)
+    assert sorted(t for g in pin for t in g) == list(range(1, 25))
+    assert all(len(g) == 6 for g in pin)
+    assert parse_catalog("max2", f5) == (parse_partition("z6-6-6-6", f5), parse_partition("zpinwheel", f5))
+    assert is_named("max2", f5) and is_named("z6-6-6-6+zpinwheel", f5) and is_named("best", f5)
+    assert not is_named("6-6-6-6+1-6/7-12/13-18/19-24", f5)
+    f4 = Frame.for_goal(make_goal(Shape(4, 4), "blank-last"))
+    assert parse_catalog("max2", f4) == parse_catalog("z7-8+6-6-3", f4)
+    with pytest.raises(PatternError, match="pinwheel"):  # a name of another board
+        parse_catalog("pinwheel", f4)
 
 
 def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_path):
