@@ -138,6 +138,7 @@ Partition = tuple[tuple[int, ...], ...]
 
 
 def named_catalogues(rows: int, cols: int) -> dict[str, str]:
+    """The board's catalogue names, each with the '+' spec it stands for."""
     return CATALOGUES.get((rows, cols), {})
 
 
@@ -149,8 +150,7 @@ def _expand(spec: str, frame: Frame) -> str:
 def is_named(spec: str, frame: Frame) -> bool:
     """Is spec made only of names (a catalogue's, or partitions' with or without z, joined by '+')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
-    return all(p.strip().removeprefix("z") in named or p.strip() in named
-               for p in _expand(spec, frame).split("+"))
+    return all(p.strip().removeprefix("z") in named for p in _expand(spec, frame).split("+"))
 
 
 def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
