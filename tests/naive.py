@@ -254,12 +254,6 @@ def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dic
             continue
         at = layout["regions_at"] + nb * (r if dense else flagged_before[r])
         w = int.from_bytes(bytes(data[at:at + nb]), "little")
-        region, todo = {blank}, [blank]
-        while todo:
-            for y in neighbours(rows, cols, todo.pop()):
-                if y not in used and y not in region:
-                    region.add(y)
-                    todo.append(y)
-        j = sum(1 for c in range(min(region)) if c not in used)
+        j = sum(1 for c in range(min(region(rows, cols, blank, set(range(n)) - set(used)))) if c not in used)
         out[cells, blank] = m + 2 * (code[r] - fc + ((w >> j) & 1))
     return out

@@ -2,20 +2,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from patterndb.additive import _geometry
 from patterndb.bits import flood
 
 from . import naive
 
 SHAPES = [(2, 2), (3, 3), (2, 4), (3, 4), (4, 4), (5, 5), (4, 6), (2, 13), (1, 12), (12, 2)]
-
-
-def _geo(rows: int, cols: int) -> np.ndarray:
-    """flood's geometry: cols, the cells not in the first column, not in the last, all."""
-    n = rows * cols
-    first = sum(1 << c for c in range(0, n, cols))
-    last = sum(1 << c for c in range(cols - 1, n, cols))
-    full = (1 << n) - 1
-    return np.array([cols, full & ~first, full & ~last, full], dtype=np.uint64)
 
 
 @settings(max_examples=400, deadline=None)
@@ -26,7 +18,7 @@ def test_flood_is_the_breadth_first_region(shape, data):
     free = data.draw(st.sets(st.integers(0, n - 1), min_size=1))
     seed = data.draw(st.sampled_from(sorted(free)))
     mask = sum(1 << c for c in free)
-    got = int(flood(seed, np.uint64(mask), _geo(rows, cols)))
+    got = int(flood(seed, np.uint64(mask), _geometry(rows * cols, cols)))
     assert got == sum(1 << c for c in naive.region(rows, cols, seed, free))
 
 
@@ -34,5 +26,5 @@ def test_flood_follows_a_snake_across_rows():
     # 2x13: a run along the first row, then down the last column's cell only
     rows, cols = 2, 13
     free = set(range(13)) | {25}
-    got = int(flood(0, np.uint64(sum(1 << c for c in free)), _geo(rows, cols)))
+    got = int(flood(0, np.uint64(sum(1 << c for c in free)), _geometry(rows * cols, cols)))
     assert got == sum(1 << c for c in free)
