@@ -39,9 +39,9 @@ def main() -> None:
 @data_dir_option
 @click.option("--pattern", "-p", default=None,
               help="Build additive pattern databases: a named partition (best, 7-8, 6-6-3, 5-5-5 on 4x4; "
-                   "best, 6-6-6-6, pinwheel on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8; the "
+                   "best, 6-6-6-6, pinwheel, blocks on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8; the "
                    "blank, 0, in a group (or z before a name, z7-8) makes its table zero-aware; A+B: a catalogue, "
-                   "the maximum over partitions (named: max2 on 4x4 and 5x5).")
+                   "the maximum over partitions (named: max2 on 4x4, max2 and max3 on 5x5).")
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded

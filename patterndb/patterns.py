@@ -27,6 +27,16 @@ _SIXES = ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (
 # Four 6-tile blocks turned about the centre: a second partition whose blocks cut across
 # 6-6-6-6's, so the maximum of the two gains where one of them is weak.
 _PINWHEEL = ((1, 2, 3, 6, 7, 8), (4, 9, 13, 14, 19, 24), (5, 10, 11, 15, 16, 20), (12, 17, 18, 21, 22, 23))
+# Clausecker & Reinefeld's best single partition (their catalogue's "best-single"): blocks of
+# 3x2 and 2x3 at the bottom, two hooks at the top (A: 1,2,5,6,10,11; B: 3,4,7,8,9,12):
+#     . A A B B
+#     A A B B B
+#     A A B C C
+#     D D D C C
+#     D D D C C
+# Zero-aware alone it is weaker than z6-6-6-6 on Korf & Felner's 10 easiest (2.45 G nodes against
+# 1.85 G), but it cuts across both 6-6-6-6 and the pinwheel, so it strengthens their maximum (max3).
+_BLOCKS = ((1, 2, 5, 6, 10, 11), (3, 4, 7, 8, 9, 12), (13, 14, 18, 19, 23, 24), (15, 16, 17, 20, 21, 22))
 NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
     (3, 3): {"4-4": (_r(1, 4), _r(5, 8))},
     (4, 4): {
@@ -48,6 +58,7 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
         "best": tuple((0, *g) for g in _SIXES),
         "6-6-6-6": _SIXES,
         "pinwheel": _PINWHEEL,
+        "blocks": _BLOCKS,
     },
 }
 # Named catalogues: the maximum over partitions, for the fewest nodes rather than the least
@@ -56,7 +67,8 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
 # 1.85 G, 220 s against 183 s wall).
 CATALOGUES: dict[tuple[int, int], dict[str, str]] = {
     (4, 4): {"max2": "z7-8+6-6-3"},
-    (5, 5): {"max2": "z6-6-6-6+zpinwheel"},
+    # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's), in 264 s wall.
+    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel"},
 }
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
 

@@ -90,7 +90,7 @@ is shorter than its lower bound."""
               help="Default: the strongest available (exact table, else cached pattern databases "
                    "best > 7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
 @click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8, z7-8, best; "
-                   "A+B: the larger of two; max2: the named catalogue, fewest nodes).")
+                   "A+B: the larger of two; max2, max3: named catalogues, fewest nodes).")
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
