@@ -22,7 +22,8 @@ from .errors import TableError
 from .frame import Frame
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
-from .patterns import catalog_groups, group_label, is_named, is_zero_aware, parse_catalog, pattern_tiles
+from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named, is_zero_aware, names_per_board,
+                       parse_catalog, pattern_tiles)
 from .ranking import num_placements
 from .store import read_attrs, temporaries
 
@@ -38,10 +39,9 @@ def main() -> None:
 @goal_option
 @data_dir_option
 @click.option("--pattern", "-p", default=None,
-              help="Build additive pattern databases: a named partition (best, 7-8, 6-6-3, 5-5-5 on 4x4; "
-                   "best, 6-6-6-6, pinwheel, blocks on 5x5; 4-4 on 3x3) or tile groups like 1-7/8-15 or 1,2,5,6/3,4,7,8; the "
-                   "blank, 0, in a group (or z before a name, z7-8) makes its table zero-aware; A+B: a catalogue, "
-                   "the maximum over partitions (named: max2 on 4x4, max2 and max3 on 5x5).")
+              help=f"Build additive pattern databases: a named partition ({names_per_board(NAMED)}) or tile groups "
+                   "like 1-7/8-15 or 1,2,5,6/3,4,7,8; the blank, 0, in a group (or z before a name, z7-8) makes its "
+                   f"table zero-aware; A+B: a catalogue, the maximum over partitions (named: {names_per_board(CATALOGUES)}).")
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded

@@ -149,6 +149,11 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
 Partition = tuple[tuple[int, ...], ...]
 
 
+def names_per_board(names: dict[tuple[int, int], dict]) -> str:
+    """NAMED's or CATALOGUES' names per board, for --help texts: 'best, 7-8 on 4x4; ...'."""
+    return "; ".join(f"{', '.join(by_name)} on {rows}x{cols}" for (rows, cols), by_name in names.items())
+
+
 def named_catalogues(rows: int, cols: int) -> dict[str, str]:
     """The board's catalogue names, each with the '+' spec it stands for."""
     return CATALOGUES.get((rows, cols), {})

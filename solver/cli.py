@@ -20,6 +20,7 @@ import numpy as np
 from patterndb import BoardError, make_goal, random_board, scramble
 from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from patterndb.machines import DEPTH_MAX
+from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
 from .api import distance as api_distance
@@ -90,7 +91,7 @@ is shorter than its lower bound."""
               help="Default: the strongest available (exact table, else cached pattern databases "
                    "best > 7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
 @click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8, z7-8, best; "
-                   "A+B: the larger of two; max2, max3: named catalogues, fewest nodes).")
+                   f"A+B: the larger of two; named catalogues, fewest nodes: {names_per_board(CATALOGUES)}).")
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
