@@ -31,8 +31,9 @@ def _cttz(typingctx, x):
 
 @intrinsic
 def prefetch(typingctx, arr, idx):
-    """Ask the CPU to start loading arr[idx] into the cache (llvm.prefetch: read, keep)."""
-    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+    """Ask the CPU to start loading arr[idx] into the cache (llvm.prefetch: read, keep);
+    arr: a 1-d array of any dtype."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(idx, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
@@ -41,6 +42,7 @@ def prefetch(typingctx, arr, idx):
 
         ary = context.make_array(signature.args[0])(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [args[1]])
+        ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())  # (the intrinsic is declared once per module)
         i32 = ir.IntType(32)
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32]),
                                             "llvm.prefetch.p0")

@@ -6,8 +6,9 @@ group) pair is an instance with its own current value; a move changes one
 instance per partition (the moved tile's group there), so a node costs a
 lookup per partition and one for its mirror, taken in order until one of
 them prunes the child (put the strongest partition first). Tables shared by two
-partitions are stored once (instances point at the same table). Same
-contract as idastar.dfs_generic.
+partitions are stored once (instances point at the same table). A node's
+first visit asks for its children's rows of the move-pruning machine
+(moves.ask_rows). Same contract as idastar.dfs_generic.
 
 The lookups are written out in the partition loop rather than called through an
 inlined helper that returned early for partitions the move leaves alone: with
@@ -21,7 +22,7 @@ import numpy as np
 from patterndb.jit import njit
 
 from ..heuristics.kernels import group_value, h_full, lookup_arrays
-from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
+from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
 @njit(cache=True, nogil=True)
@@ -56,9 +57,12 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     look = next_look(0, budget)
     depth = d0
     nextdir[d0] = 0
+    rows = fsm.reshape(-1)
     while depth >= d0:
         d = nextdir[depth]
         b = cells[depth]
+        if d == 0:
+            ask_rows(rows, fsm, states[depth])
         if d == 4:
             if depth > d0:
                 prev = cells[depth - 1]

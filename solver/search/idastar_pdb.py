@@ -17,6 +17,8 @@ took 21% less search time. On the 24-puzzle the same cost 14% more (the
 mirrored entries of children the regular one prunes are located in vain),
 so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
 look_ahead a constant (no branch left in either). Node counts are the same.
+Both ask for the children's rows of the move-pruning machine on the same first
+visit (moves.ask_rows).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from patterndb.jit import njit
 from patterndb.bits import prefetch
 
 from ..heuristics.kernels import entry_value, group_entry, group_value, h_full, lookup_arrays
-from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
+from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
 @njit(cache=True, inline="always")
@@ -88,9 +90,12 @@ def _kernel(look_ahead: bool, zero: bool):
         nextdir[d0] = 0
         hrs[d0] = gval.sum()
         hfs[d0] = fval.sum()
+        rows = fsm.reshape(-1)
         while depth >= d0:
             d = nextdir[depth]
             b = cells[depth]
+            if d == 0:
+                ask_rows(rows, fsm, states[depth])
             if look_ahead and d == 0:
                 for e in range(4):
                     if fsm[states[depth], e] >= 0:

@@ -1,5 +1,7 @@
-"""The board update and the bound arithmetic every search kernel shares."""
+"""The board update, the bound arithmetic and the early read of the move-pruning machine
+that every search kernel shares."""
 import numpy as np
+from patterndb.bits import prefetch
 from patterndb.jit import njit
 
 # Kernel status codes; int64, not int literals: ahead-of-time compilation cannot unify literals.
@@ -39,3 +41,15 @@ def next_look(expanded, budget):
     """When a kernel next looks at its stop flag and budget (budget <= 0: none)."""
     look = expanded + STOP_EVERY
     return min(look, budget) if budget > 0 else look
+
+
+@njit(cache=True, inline="always")
+def ask_rows(rows, fsm, state):
+    """Ask the CPU for the move-pruning machine's rows of a node's children (state: the
+    node's; rows: fsm.reshape(-1)), on the node's first visit: each child reads its row
+    first thing, and 5x5's machine (3.2 MB) is larger than L2 (perf: 9% of the catalogue
+    kernel's time on that read; asked for early, 5x5 searches took 10% less time)."""
+    for e in range(4):
+        s = fsm[state, e]
+        if s >= 0:
+            prefetch(rows, s * fsm.shape[1])
