@@ -35,7 +35,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import flagged_value, where
+from patterndb.zeroaware import code_value, flagged_value, where
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -95,9 +95,19 @@ def entry_value(table, packed, zinfo, cols, n, g, index, m, r, zero):
     board's."""
     if zero and zinfo[g, 0]:
         return flagged_value(table, index, zinfo, g, m, r, cols, n)
+    return entry_low(table, packed, zinfo, g, index, m, r, False)[0]
+
+
+@njit(cache=True, inline="always")
+def entry_low(table, packed, zinfo, g, index, m, r, zero):
+    """(entry_value without a flagged zero-aware entry's region part, whether the entry is
+    flagged): a search prunes on the lower value first and adds region_raise only for the
+    children that survive it."""
+    if zero and zinfo[g, 0]:
+        return code_value(table, index, zinfo, g, m, r)
     if packed[g]:
-        return m + 2 * ((np.int64(table[index]) >> (4 * (r & 1))) & 15)
-    return np.int64(table[index])
+        return m + 2 * ((np.int64(table[index]) >> (4 * (r & 1))) & 15), False
+    return np.int64(table[index]), False
 
 
 @njit(cache=True, inline="always")

@@ -8,7 +8,9 @@ lookup per partition and one for its mirror, taken in order until one of
 them prunes the child (put the strongest partition first). Tables shared by two
 partitions are stored once (instances point at the same table). A node's
 first visit asks for its children's rows of the move-pruning machine
-(moves.ask_rows). Same contract as idastar.dfs_generic.
+(moves.ask_rows). A flagged zero-aware entry's region is read only where the
+child might survive without it (as in idastar_pdb). Same contract as
+idastar.dfs_generic.
 
 The lookups are written out in the partition loop rather than called through an
 inlined helper that returned early for partitions the move leaves alone: with
@@ -21,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 from patterndb.jit import njit
 
-from ..heuristics.kernels import group_value, h_full, lookup_arrays
+from patterndb.zeroaware import region_inputs, region_raise
+
+from ..heuristics.kernels import entry_low, group_entry, h_full, lookup_arrays
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
@@ -35,6 +39,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     reflect, tile_inst, inst_group = H[11], H[14], H[15]
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
+    n = pos.size
     I = inst_group.size
     ival = np.empty(I, dtype=np.int64)  # regular value of each instance
     fval = np.zeros(I, dtype=np.int64)  # mirrored value (stays 0 without a mirror)
@@ -95,9 +100,17 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
             i = tile_inst[t, p]
             v = hr[depth, p]
             if i >= 0:
-                nr[p] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                    cols, inst_group[i], False, True)
-                v += nr[p] - ival[i]
+                g = inst_group[i]
+                index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
+                                          cols, g, False, True)
+                low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
+                inputs = region_inputs(table, zinfo, g)
+                v += low - ival[i]
+                if flagged and not bound < depth + 1 + max(best, v) >= nxt:  # else pruned, whatever the region
+                    up = region_raise(inputs, index, r, cols, n)
+                    low += up
+                    v += up
+                nr[p] = low
             hr[depth + 1, p] = v
             best = max(best, v)
             if bound < depth + 1 + best >= nxt:
@@ -106,9 +119,17 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 i = tile_inst[u, p]
                 v = hf[depth, p]
                 if i >= 0:
-                    nf[p] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed,
-                                        zinfo, cols, inst_group[i], True, True)
-                    v += nf[p] - fval[i]
+                    g = inst_group[i]
+                    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed,
+                                              zinfo, cols, g, True, True)
+                    low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
+                    inputs = region_inputs(table, zinfo, g)
+                    v += low - fval[i]
+                    if flagged and not bound < depth + 1 + max(best, v) >= nxt:
+                        up = region_raise(inputs, index, r, cols, n)
+                        low += up
+                        v += up
+                    nf[p] = low
                 hf[depth + 1, p] = v
                 best = max(best, v)
             if bound < depth + 1 + best >= nxt:  # pruned, and cannot lower the next bound

@@ -19,6 +19,11 @@ so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
 look_ahead a constant (no branch left in either). Node counts are the same.
 Both ask for the children's rows of the move-pruning machine on the same first
 visit (moves.ask_rows).
+
+A flagged zero-aware entry is worth its code's value or 2 more, depending on
+the blank's region (a second read and a flood fill). The child is first
+judged on the lower value; the region is read only if the child might
+survive, or set the next bound, with it: node counts stay the same.
 """
 from __future__ import annotations
 
@@ -26,8 +31,9 @@ import numpy as np
 from patterndb.jit import njit
 
 from patterndb.bits import prefetch
+from patterndb.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_value, group_entry, group_value, h_full, lookup_arrays
+from ..heuristics.kernels import entry_low, group_entry, h_full, lookup_arrays
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
@@ -44,13 +50,12 @@ def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table,
 
 
 @njit(cache=True, inline="always")
-def _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
-           zero, look_ahead, ahead, depth, e, at):
-    """Group g's value: read where _locate found it, or looked up now."""
+def _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected, zero,
+           look_ahead, ahead, depth, e, at):
+    """Where group g's entry is (group_entry's triple): as _locate found it, or located now."""
     if look_ahead:
-        return entry_value(table, packed, zinfo, cols, pos.size, g, ahead[depth, e, at], ahead[depth, e, at + 1],
-                           ahead[depth, e, at + 2], zero)
-    return group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g,
+        return ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2]
+    return group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
                        reflected, zero)
 
 
@@ -70,6 +75,7 @@ def _kernel(look_ahead: bool, zero: bool):
         # Taken out of H once: see kernels.lookup_arrays.
         md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
         G = H[7].size
+        n = pos.size
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)
         h_full(board, pos, H, gval, fval)  # fills the per-group values
@@ -137,9 +143,15 @@ def _kernel(look_ahead: bool, zero: bool):
             hr1 = hrs[depth]
             v = 0
             if g >= 0:
-                v = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, False, zero,
-                            look_ahead, ahead, depth, d, 0)
+                index, m, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
+                                     False, zero, look_ahead, ahead, depth, d, 0)
+                v, flagged = entry_low(table, packed, zinfo, g, index, m, r, zero)
+                inputs = region_inputs(table, zinfo, g)
                 hr1 += v - gval[g]
+                if flagged and not bound < depth + 1 + hr1 >= nxt:  # else pruned, whatever its region
+                    up = region_raise(inputs, index, r, cols, n)
+                    v += up
+                    hr1 += up
             f = depth + 1 + hr1
             hf1 = hfs[depth]
             g2 = -1
@@ -147,9 +159,15 @@ def _kernel(look_ahead: bool, zero: bool):
             if f <= bound and reflect:
                 g2 = group_of[refl_tile[t]]
                 if g2 >= 0:
-                    v2 = _value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g2, True,
-                                zero, look_ahead, ahead, depth, d, 3)
+                    index, m, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols,
+                                         g2, True, zero, look_ahead, ahead, depth, d, 3)
+                    v2, flagged = entry_low(table, packed, zinfo, g2, index, m, r, zero)
+                    inputs = region_inputs(table, zinfo, g2)
                     hf1 += v2 - fval[g2]
+                    if flagged and not bound < depth + 1 + hf1 >= nxt:
+                        up = region_raise(inputs, index, r, cols, n)
+                        v2 += up
+                        hf1 += up
                 f = max(f, depth + 1 + hf1)
             if f > bound or depth + 1 >= MAX_DEPTH:
                 if f < nxt:
