@@ -104,23 +104,13 @@ def where(rank, used, blank):
 
 
 @njit(cache=True, inline="always")
-def flagged_value(table, at, zinfo, g, m, w, cols, n):
-    """h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m;
-    w: where(); zinfo[g, :4]: (region_bytes, flag_code, prefix_at, regions_at), the last
-    two offsets into table (prefix_at -1: dense): code_value, plus region_raise where the
-    code is flagged."""
-    low, flagged = code_value(table, at, zinfo, g, m, w)
-    inputs = region_inputs(table, zinfo, g)
-    if flagged:
-        return low + region_raise(inputs, at, w, cols, n)
-    return low
-
-
-@njit(cache=True, inline="always")
 def code_value(table, at, zinfo, g, m, w):
-    """(h of a zero-aware entry without its region's part, whether the code is flagged): a
-    flagged entry's h is this or 2 more (region_raise), so a search can judge a child on
-    the lower value first and read the region only where the child survives it."""
+    """(h of group g's zero-aware entry whose code is in byte at, for Manhattan distance m,
+    without its region's part; whether the code is flagged); w: where(); zinfo[g, :4]:
+    (region_bytes, flag_code, prefix_at, regions_at), the last two offsets into table
+    (prefix_at -1: dense). A flagged entry's h is this or 2 more (region_raise), so a
+    search can judge a child on the lower value first and read the region only where the
+    child survives it."""
     rank = w & 0xFFFFFFFF
     c = (np.int64(table[at]) >> (4 * (rank & 1))) & 15
     fc = zinfo[g, 1]

@@ -35,7 +35,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import code_value, flagged_value, where
+from patterndb.zeroaware import code_value, region_inputs, region_raise, where
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -93,9 +93,11 @@ def entry_value(table, packed, zinfo, cols, n, g, index, m, r, zero):
     """The heuristic value of group g's entry found by group_entry (a byte, a 4-bit entry,
     or a zero-aware code and, if flagged, its region word); zero as there, cols and n the
     board's."""
-    if zero and zinfo[g, 0]:
-        return flagged_value(table, index, zinfo, g, m, r, cols, n)
-    return entry_low(table, packed, zinfo, g, index, m, r, False)[0]
+    v, flagged = entry_low(table, packed, zinfo, g, index, m, r, zero)
+    inputs = region_inputs(table, zinfo, g)
+    if flagged:
+        return v + region_raise(inputs, index, r, cols, n)
+    return v
 
 
 @njit(cache=True, inline="always")
