@@ -22,17 +22,50 @@ tile 0, which keep tile 1's cell; one thread owns each such set of ranks.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from .jit import njit, prange
 
-from .bits import flood, lowest_bit, nth_bit, ordinal
+from .bits import flood, lowest_bit, nth_bit, ordinal, spread
 from .exact import UNREACHED
 from .progress import LevelProgress
 from .ranking import num_placements, rank, unrank
 
 FIELD_MASK = np.uint64(3)
+
+
+class Cells(NamedTuple):
+    """The board as the kernels see it: adjacency (nbrs: cell, direction -> cell or
+    -1; nbmask: cell -> neighbours' bits), the flood's column masks (geo), and how a
+    move's new region is found: regions, a table for boards of up to 16 cells (else a
+    one-element dummy), or a fill helped by rings and bridges (_region_after_move)."""
+
+    nbrs: np.ndarray
+    nbmask: np.ndarray
+    geo: np.ndarray
+    regions: np.ndarray
+    rings: np.ndarray
+    bridges: np.ndarray
+
+
+MARK_SHIFT = 6  # a mark per 64 ranks
+
+
+class Layers(NamedTuple):
+    """The breadth-first search's arrays: words (the region fields, see above),
+    dist (the table being built), deltas (zero-aware tables, else a one-element
+    dummy), and marks: [level % 2, rank >> MARK_SHIFT] -> 1 where some field in
+    those 64 ranks is in that level's frontier, so a level's scan skips the
+    rest of words (1 GB for a 5x5 6-tile table; the sparse first and last levels
+    were a fifth of the build). Marks are only ever set to 1 by the threads and
+    cleared between levels, so threads sharing a mark's byte lose nothing."""
+
+    words: np.ndarray
+    dist: np.ndarray
+    deltas: np.ndarray
+    marks: np.ndarray
 
 
 def word_dtype(free_cells: int) -> np.dtype:
@@ -86,19 +119,77 @@ def region_table(n, geo):
 
 @njit(cache=True, inline="always")
 def _region(c, free, n, geo, regions):
+    """The region of free cell c."""
     if regions.size > 1:
         return np.uint64(regions[np.int64(free) * n + c])
     return flood(c, free, geo)
 
 
+def box_bridges(cols: int) -> np.ndarray:
+    """[the free cells of a 3x3 box, bit r * cols + q for row r and column q] -> 1
+    where the centre's free neighbours (at most one, or all) are connected through
+    the box's other free cells; then the centre is no cut vertex of its region.
+    With fewer than 3 columns the box's bits would overlap: all 0 (always fill
+    from the cell)."""
+    out = np.zeros(1 << (2 * cols + 3), dtype=np.uint8)
+    if cols < 3:
+        return out
+    cells = [(r, q) for r in range(3) for q in range(3) if (r, q) != (1, 1)]
+    for box in range(1 << 8):
+        present = {cells[j] for j in range(8) if box >> j & 1}
+        near = [x for x in ((0, 1), (1, 0), (1, 2), (2, 1)) if x in present]
+        seen, todo = set(near[:1]), list(near[:1])
+        while todo:
+            r, q = todo.pop()
+            for x in ((r - 1, q), (r + 1, q), (r, q - 1), (r, q + 1)):
+                if x in present and x not in seen:
+                    seen.add(x)
+                    todo.append(x)
+        out[sum(1 << (r * cols + q) for r, q in present)] = all(x in seen for x in near)
+    return out
+
+
+def box_rings(n: int, cols: int) -> np.ndarray:
+    """[cell] -> the board's cells around it in its 3x3 box (not the cell itself)."""
+    rows = n // cols
+    out = np.zeros(n, dtype=np.uint64)
+    for c in range(n):
+        r, q = divmod(c, cols)
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for qq in range(max(q - 1, 0), min(q + 2, cols)):
+                if (rr, qq) != (r, q):
+                    out[c] |= np.uint64(1) << np.uint64(rr * cols + qq)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _region_after_move(c, b, region, free2, cells):
+    """The region of c among free2 = free + c - b, for b in region (a region of
+    free) and c next to b. Where the 3x3 box around b shows that b's neighbours in
+    region - b + c are connected without b, region - b + c is connected, and the
+    new region is it and the other regions c touches: nothing to fill unless c
+    touches one. Else (a cut, or the box cannot tell) fill from c, a pass per step."""
+    cbit = np.uint64(1) << np.uint64(c)
+    kept = (region | cbit) & ~(np.uint64(1) << np.uint64(b))
+    box = ((kept & cells.rings[b]) << np.uint64(cells.geo[0] + np.uint64(1))) >> np.uint64(b)
+    if cells.bridges[box]:
+        if cells.nbmask[c] & free2 & ~kept:
+            return spread(kept, free2, cells.geo)
+        return kept
+    return spread(cbit, free2, cells.geo)
+
+
 @njit(cache=True)
-def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights,
-                  deltas):
+def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, weights):
     """Expand the frontier fields of ranks [start, start+count) by moves of
     tiles tile_lo..tile_hi-1; with close, mark the fields expanded. Unless deltas
     is a one-element dummy, a region first reached above its placement's distance
     gets (its distance - the placement's) / 2, at most 3, in its field of deltas[r2].
     Returns (placements reached for the first time, fields marked for the next level)."""
+    nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
+    words, dist, deltas = layers.words, layers.dist, layers.deltas
+    cur_marks = layers.marks[level % 2]
+    next_marks = layers.marks[(level + 1) % 2]
     cur = np.uint64(2 + level % 2)
     nxt = np.uint64(2 + (level + 1) % 2)
     m1 = np.uint64(0x5555555555555555)
@@ -108,66 +199,74 @@ def _expand_range(start, count, tile_lo, tile_hi, close, words, dist, level, k, 
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     new_fields = 0
-    for r in range(start, start + count):
-        w = np.uint64(words[r])
-        hi = (w >> np.uint64(1)) & m1
-        lo = w & m1
-        sel = hi & (lo if cur_lo else ~lo) & m1  # fields whose code == cur
-        if not sel:
+    end = start + count
+    for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
+        if not cur_marks[chunk]:
             continue
-        used = unrank(r, k, n, pos)
-        free = full & ~used
-        for i in range(k):
-            occ[pos[i]] = i
-        while sel:
-            bit = lowest_bit(sel)
-            sel &= sel - np.uint64(1)
-            # the region's lowest cell is the (bit / 2)-th free cell
-            region = _region(nth_bit(free, bit >> np.uint64(1)), free, n, geo, regions)
-            for i in range(tile_lo, tile_hi):
-                c = pos[i]
-                if not (nbmask[c] & region):
-                    continue
-                for d in range(4):
-                    b = nbrs[c, d]
-                    if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
+        for r in range(max(start, chunk << MARK_SHIFT), min(end, (chunk + 1) << MARK_SHIFT)):
+            w = np.uint64(words[r])
+            hi = (w >> np.uint64(1)) & m1
+            lo = w & m1
+            sel = hi & (lo if cur_lo else ~lo) & m1  # fields whose code == cur
+            if not sel:
+                continue
+            used = unrank(r, k, n, pos)
+            free = full & ~used
+            for i in range(k):
+                occ[pos[i]] = i
+            while sel:
+                bit = lowest_bit(sel)
+                sel &= sel - np.uint64(1)
+                # the region's lowest cell is the (bit / 2)-th free cell
+                region = _region(nth_bit(free, bit >> np.uint64(1)), free, n, geo, regions)
+                for i in range(tile_lo, tile_hi):
+                    c = pos[i]
+                    if not (nbmask[c] & region):
                         continue
-                    r2 = _moved_rank(r, i, c, b, occ, weights)
-                    free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
-                    low = lowest_bit(_region(c, free2, n, geo, regions))
-                    shift = np.uint64(2) * ordinal(low, free2)
-                    w2 = np.uint64(words[r2])
-                    if not ((w2 >> shift) & FIELD_MASK):
-                        words[r2] = w2 | (nxt << shift)
-                        new_fields += 1
-                        if not w2:  # no region reached before: the placement is new
-                            dist[r2] = level + 1
-                            new_placements += 1
-                        elif deltas.size > 1 and dist[r2] <= level:
-                            # (level + 1 - dist) is even: all regions of a placement share its parity
-                            up = min((level + 1 - np.int64(dist[r2])) >> 1, 3)
-                            deltas[r2] = np.uint64(deltas[r2]) | (np.uint64(up) << shift)
-            if close:
-                w = np.uint64(words[r])
-                words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
-        for i in range(k):
-            occ[pos[i]] = -1
+                    for d in range(4):
+                        b = nbrs[c, d]
+                        if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
+                            continue
+                        r2 = _moved_rank(r, i, c, b, occ, weights)
+                        free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
+                        if regions.size > 1:
+                            low = lowest_bit(regions[np.int64(free2) * n + c])
+                        else:
+                            low = lowest_bit(_region_after_move(c, b, region, free2, cells))
+                        shift = np.uint64(2) * ordinal(low, free2)
+                        w2 = np.uint64(words[r2])
+                        if not ((w2 >> shift) & FIELD_MASK):
+                            words[r2] = w2 | (nxt << shift)
+                            next_marks[r2 >> MARK_SHIFT] = 1
+                            new_fields += 1
+                            if not w2:  # no region reached before: the placement is new
+                                dist[r2] = level + 1
+                                new_placements += 1
+                            elif deltas.size > 1 and dist[r2] <= level:
+                                # (level + 1 - dist) is even: all regions of a placement share its parity
+                                up = min((level + 1 - np.int64(dist[r2])) >> 1, 3)
+                                deltas[r2] = np.uint64(deltas[r2]) | (np.uint64(up) << shift)
+                if close:
+                    w = np.uint64(words[r])
+                    words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
+            for i in range(k):
+                occ[pos[i]] = -1
     return new_placements, new_fields
 
 
 @njit(cache=True, parallel=True)
-def _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out):
+def _phase_a(layers, level, k, n, cells, weights, out):
     """out[c, 0] / out[c, 1]: new placements / new fields of the block of tile 0 on cell c."""
-    block = dist.size // n
+    block = layers.dist.size // n
     for c0 in prange(n):
-        p, f = _expand_range(c0 * block, block, 1, k, False, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
+        p, f = _expand_range(c0 * block, block, 1, k, False, layers, level, k, n, cells, weights)
         out[c0, 0] = p
         out[c0, 1] = f
 
 
 @njit(cache=True, parallel=True)
-def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out):
-    block = dist.size // n
+def _phase_b(layers, level, k, n, cells, weights, out):
+    block = layers.dist.size // n
     sub = block // (n - 1)
     for c1 in prange(n):
         out[c1, 0] = 0
@@ -175,7 +274,7 @@ def _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, delt
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
+                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights)
                 out[c1, 0] += p
                 out[c1, 1] += f
 
@@ -198,7 +297,7 @@ def _geometry(n: int, cols: int) -> np.ndarray:
 
 def build_pattern(
     nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
-    deltas: np.ndarray | None = None,
+    deltas: np.ndarray | None = None, table_cells: int = 16,
 ) -> tuple[np.ndarray, float, int]:
     """Build the table of the tiles whose goal cells are goal_cells (in rank order)
     on the board with adjacency nbrs and the given number of columns.
@@ -208,15 +307,20 @@ def build_pattern(
     patterndb.zeroaware): per region, in the 2-bit field of the ordinal of its lowest
     cell among the non-pattern cells, (its distance - the table's entry) / 2, at most 3.
 
+    table_cells: the largest board whose moves find their regions in a table
+    (region_table, 2 MB for 16 cells); larger boards fill (tests set 0 to check
+    the fill on small boards).
+
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
     """
     start = time.perf_counter()
     n = len(nbrs)
     k = len(goal_cells)
     size = num_placements(n, k)
-    nbmask = _neighbour_masks(nbrs)
     geo = _geometry(n, cols)
-    regions = region_table(n, geo) if n <= 16 else np.zeros(1, dtype=np.uint16)
+    regions = region_table(n, geo) if n <= table_cells else np.zeros(1, dtype=np.uint16)
+    cells = Cells(np.ascontiguousarray(nbrs, dtype=np.int64), _neighbour_masks(nbrs), geo, regions, box_rings(n, cols),
+                  box_bridges(cols))
     weights = np.array([num_placements(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     words = np.zeros(size, dtype=word_dtype(n - k))
@@ -230,6 +334,8 @@ def build_pattern(
     ordv = int(ordinal(lowest_bit(flood(goal_blank, free, geo)), free))
     words[r0] = 2 << (2 * ordv)  # level 0 frontier code
     dist[r0] = 0
+    layers = Layers(words, dist, deltas, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
+    layers.marks[0, r0 >> MARK_SHIFT] = 1
     out = np.zeros((n, 2), dtype=np.int64)
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
@@ -239,21 +345,21 @@ def build_pattern(
             import numba
 
             old = numba.set_parallel_chunksize(1)
-            _phase_a(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out)
+            _phase_a(layers, level, k, n, cells, weights, out)
             new, frontier = (int(v) for v in out.sum(axis=0))
-            _phase_b(words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas, out)
+            _phase_b(layers, level, k, n, cells, weights, out)
             new += int(out[:, 0].sum())
             frontier += int(out[:, 1].sum())
             numba.set_parallel_chunksize(old)
         else:
-            new, frontier = _expand_range(0, size, 0, 1, True, words, dist, level, k, n, nbmask, nbrs, geo, regions, weights, deltas)
+            new, frontier = _expand_range(0, size, 0, 1, True, layers, level, k, n, cells, weights)
         level += 1
         done += new
         if bar:
             bar.level(level, done, new)
         if frontier == 0:
             break
-    del words
+    del words, layers
     seconds = time.perf_counter() - start
     if bar:
         bar.done(seconds)

@@ -83,10 +83,17 @@ def flood(seed, free, geo):
     """Cells connected to seed through free cells, all directions at once on
     bitmasks. geo = (cols, cells not in the first column, cells not in the
     last column, all cells), as uint64 (an array or a tuple)."""
+    return spread(np.uint64(1) << np.uint64(seed), free, geo)
+
+
+@njit(cache=True, inline="always")
+def spread(x, free, geo):
+    """x and the free cells connected to it. One step a pass, as flood: a seed that
+    already holds most of a region is done in a few passes."""
     cols = geo[0]
     not_first = geo[1]
     not_last = geo[2]
-    x = np.uint64(1) << np.uint64(seed)
+    x = np.uint64(x)
     while True:
         y = (x | ((x & not_last) << np.uint64(1)) | ((x & not_first) >> np.uint64(1))
              | (x << cols) | (x >> cols)) & free

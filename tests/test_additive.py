@@ -11,9 +11,9 @@ from patterndb.store import read_attrs
 from . import naive
 
 
-def _check(rows, cols, cells, blank):
+def _check(rows, cols, cells, blank, table_cells=16):
     shape = Shape(rows, cols)
-    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank)
+    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells)
     ref = naive.pattern_table(rows, cols, tuple(cells), blank)
     keys = np.array(list(ref))
     assert len(ref) == (table != 255).sum()  # nothing the reference cannot reach
@@ -29,8 +29,13 @@ def _check(rows, cols, cells, blank):
         (2, 5, (9, 1, 5, 2), 3),
     ],
 )
-def test_equals_reference(rows, cols, cells, blank):
-    _check(rows, cols, cells, blank)
+@pytest.mark.parametrize("table_cells", [16, 0])  # moves' regions from the table, or filled as on 5x5
+def test_equals_reference(rows, cols, cells, blank, table_cells):
+    _check(rows, cols, cells, blank, table_cells)
+
+
+def test_5x5_three_tile_group_fills_regions():
+    _check(5, 5, (12, 0), 6)
 
 
 def test_3x4_six_tile_group():
