@@ -15,7 +15,7 @@ import math
 import numpy as np
 from .jit import njit
 
-from .bits import nth_bit, popcount
+from .bits import lowest_bit, nth_bit, popcount
 
 
 def num_placements(n: int, k: int) -> int:
@@ -48,6 +48,42 @@ def unrank(r, k, n, pos):
     for i in range(k):
         c = nth_bit(full & ~used, pos[i])  # the pos[i]-th free cell
         pos[i] = c
+        used |= np.uint64(1) << np.uint64(c)
+    return used
+
+
+@njit(cache=True)
+def unrank_digits(r, k, n, digits, pos):
+    """unrank, also writing the rank's digits (digits[i]: pos[i]'s ordinal among the
+    cells free of tiles 0..i-1) for next_placement; returns the cells' bitmask."""
+    q = r
+    for i in range(k - 1, -1, -1):
+        digits[i] = q % (n - i)
+        q //= n - i
+    return unrank(r, k, n, pos)
+
+
+@njit(cache=True, inline="always")
+def next_placement(digits, pos, used, k, n):
+    """Step digits, pos and used (as from unrank_digits) from rank r to r + 1 in
+    place and return the new used: a pass over every rank of a range pays a carry
+    instead of k divisions and nth_bit's loops (not past the last rank; a scan
+    that skips most ranks is better off unranking the few it needs)."""
+    full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    i = k - 1
+    while i >= 0:
+        used &= ~(np.uint64(1) << np.uint64(pos[i]))
+        if digits[i] + 1 < n - i:
+            digits[i] += 1  # the next cell above pos[i] free of tiles 0..i-1
+            c = lowest_bit(full & ~used & ~((np.uint64(2) << np.uint64(pos[i])) - np.uint64(1)))
+            pos[i] = c
+            used |= np.uint64(1) << np.uint64(c)
+            break
+        digits[i] = 0
+        i -= 1
+    for j in range(i + 1, k):  # digit 0: the lowest free cell
+        c = lowest_bit(full & ~used)
+        pos[j] = c
         used |= np.uint64(1) << np.uint64(c)
     return used
 

@@ -37,7 +37,7 @@ import numpy as np
 from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
 from .nibbles import nibble, nibble_histogram
-from .ranking import num_placements, unrank
+from .ranking import next_placement, num_placements, unrank_digits
 
 MAX_RAISE = 1  # in units of 2 moves
 MAX_CELLS = 26  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
@@ -169,9 +169,14 @@ def _minima(dist, k, n, md, codes):
     bad = np.zeros(blocks, dtype=np.int64)
     top = np.zeros(blocks, dtype=np.int64)
     for b in prange(blocks):
+        if b * per >= size:
+            continue
         pos = np.empty(k, dtype=np.int64)
+        digits = np.empty(k, dtype=np.int64)
+        used = unrank_digits(b * per, k, n, digits, pos)
         for r in range(b * per, min(size, (b + 1) * per)):
-            unrank(r, k, n, pos)
+            if r > b * per:
+                used = next_placement(digits, pos, used, k, n)
             m = 0
             for i in range(k):
                 m += md[i, pos[i]]

@@ -1,10 +1,12 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from patterndb.ranking import num_placements, rank, rank_many, unrank, unrank_many
+from patterndb.ranking import next_placement, num_placements, rank, rank_many, unrank, unrank_digits, unrank_many
+from patterndb.jit import njit
 
 from . import naive
 
@@ -53,3 +55,41 @@ def test_goal_index_is_the_rank_of_the_goal_placement():
         attrs = {"rows": 1, "cols": n, "goal": " ".join(map(str, goal)), "kind": "exact" if k == n else "pdb",
                  "tiles": tiles}
         assert goal_index(attrs) == rank(np.array([cell[t] for t in tiles], dtype=np.int64), k, n)
+
+
+@njit
+def _stepped(start, count, k, n):
+    """Placements of ranks start .. start + count - 1 by next_placement from unrank_digits,
+    and whether each step's bitmask matched its cells."""
+    out = np.empty((count, k), dtype=np.int64)
+    ok = np.empty(count, dtype=np.bool_)
+    digits = np.empty(k, dtype=np.int64)
+    pos = np.empty(k, dtype=np.int64)
+    used = unrank_digits(start, k, n, digits, pos)
+    for j in range(count):
+        if j:
+            used = next_placement(digits, pos, used, k, n)
+        out[j] = pos
+        mask = np.uint64(0)
+        for i in range(k):
+            mask |= np.uint64(1) << np.uint64(pos[i])
+        ok[j] = mask == used
+    return out, ok
+
+
+@pytest.mark.parametrize("n, k", [(6, 3), (9, 4), (8, 8), (5, 1)])
+def test_stepping_visits_every_rank_in_order(n, k):
+    size = num_placements(n, k)
+    got, ok = _stepped(0, size, k, n)
+    assert (got == unrank_many(np.arange(size), k, n)).all() and ok.all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 25).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, min(n, 7)), st.data())))
+def test_stepping_from_any_rank_matches_unrank(args):
+    n, k, data = args
+    size = num_placements(n, k)
+    start = data.draw(st.integers(0, size - 1))
+    count = min(size - start, 300)
+    got, ok = _stepped(start, count, k, n)
+    assert (got == unrank_many(np.arange(start, start + count), k, n)).all() and ok.all()
