@@ -34,7 +34,7 @@ def test_equals_reference(rows, cols, cells, blank, table_cells):
     _check(rows, cols, cells, blank, table_cells)
 
 
-def test_5x5_three_tile_group_fills_regions():
+def test_5x5_two_tile_group_fills_regions():
     _check(5, 5, (12, 0), 6)
 
 
