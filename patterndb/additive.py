@@ -229,6 +229,8 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                             continue
                         r2 = _moved_rank(r, i, c, b, occ, weights)
                         free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
+                        # (The table branch stays here, not in _region_after_move: routed through
+                        # the helper, the 5x5 build was 5-20% slower in 4 pairs of runs.)
                         if regions.size > 1:
                             low = lowest_bit(regions[np.int64(free2) * n + c])
                         else:
