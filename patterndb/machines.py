@@ -28,7 +28,10 @@ KIND = "move-fsm"
 DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 4 minutes, 2.6 M states)
 # The depth IDA* uses unless told, by measurement: on 4x4 (Korf's 100, 7-8) depths 12, 14
 # and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 (four of
-# Korf-Felner's 24-puzzles, 6-6-6-6) 14 and 16 keep 47% and 43% in 20.8 and 25.0 s.
+# Korf-Felner's 24-puzzles, 6-6-6-6) 14 and 16 keep 47% and 43% in 20.8 and 25.0 s. On
+# the 10 easiest 24-puzzles (2 threads, runs in turn) 16 against 14 took 199 s against 183 s
+# with 6-6-6-6 but 158 and 152 s against 178 and 169 s with `best` (zero-aware), 8.7% fewer
+# nodes; the machine takes 97 s to build (14: 11 s), so 5x5 keeps 14 unless told.
 DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 14}
 
 _memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)
