@@ -97,10 +97,16 @@ def region_ordinal(used, blank, cols, n):
 
 
 @njit(cache=True, inline="always")
-def where(rank, used, blank):
-    """One int64 for a zero-aware lookup: the rank (bits 0-31), the covered cells' mask
-    (bits 32-57) and the blank's cell (bits 58-62)."""
-    return rank | (np.int64(used) << 32) | (np.int64(blank) << 58)
+def cover_key(rank, used):
+    """A placement's rank (bits 0-31) and its covered cells' mask (bits 32-57) in one int64:
+    what a search keeps per group (it moves a tile's bit with a move)."""
+    return rank | (np.int64(used) << 32)
+
+
+@njit(cache=True, inline="always")
+def where(key, blank):
+    """One int64 for a zero-aware lookup: cover_key's and the blank's cell (bits 58-62)."""
+    return key | (np.int64(blank) << 58)
 
 
 @njit(cache=True, inline="always")

@@ -35,7 +35,7 @@ from patterndb.jit import njit
 
 from patterndb.bits import popcount
 from patterndb.ranking import rank
-from patterndb.zeroaware import code_value, region_inputs, region_raise, where
+from patterndb.zeroaware import code_value, cover_key, region_inputs, region_raise, where
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
@@ -63,13 +63,10 @@ def lookup_arrays(H):
 
 
 @njit(cache=True, inline="always")
-def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected,
-                zero):
-    """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
-    the table, the group's Manhattan distance, its rank; with zero, zeroaware.where: the
-    rank beside the covered cells and the blank's cell); entry_value reads it. The arrays: lookup_arrays(H), unpacked by the
-    caller before its loop. zero: whether zero-aware groups may occur (a constant in the
-    search kernels: the plain ones keep no test)."""
+def group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, reflected, zero):
+    """(group g's key, its Manhattan distance) in the state or its diagonal mirror: the
+    key is the rank of the group's tile cells, and with zero their mask from bit 32
+    (rank_steps: the search updates it per move)."""
     n = pos.size
     used = np.uint64(0)
     r = 0
@@ -81,10 +78,31 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
         r = r * (n - i) + (p - below)
         used |= np.uint64(1) << np.uint64(p)
         m += md[t, p]
-    index = offsets[g] + (r >> 1 if packed[g] else r)
-    if zero:  # r: the covered cells and the blank's cell beside the rank, for every group: a test of
-        # the group's kind here made numba count references in the loop (2x slower per node)
-        r = where(r, used, refl_cell[pos[0]] if reflected else pos[0])
+    return cover_key(r, used) if zero else r, m
+
+
+@njit(cache=True, inline="always")
+def key_entry(offsets, packed, g, key, blank, zero):
+    """(byte index into the table, r) of group g's entry for its key (group_key) with the
+    blank on cell blank: r is the rank, or with zero zeroaware.where's word (rank, covered
+    cells, blank's cell)."""
+    rank = key & 0xFFFFFFFF if zero else key
+    index = offsets[g] + (rank >> 1 if packed[g] else rank)
+    # r: where() for every group with zero: a test of the group's kind here made numba
+    # count references in the loop (2x slower per node)
+    return index, where(key, blank) if zero else key
+
+
+@njit(cache=True, inline="always")
+def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected,
+                zero):
+    """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
+    the table, the group's Manhattan distance, r as key_entry); entry_value reads it. The
+    arrays: lookup_arrays(H), unpacked by the caller before its loop. zero: whether
+    zero-aware groups may occur (a constant in the search kernels: the plain ones keep no
+    test)."""
+    key, m = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, reflected, zero)
+    index, r = key_entry(offsets, packed, g, key, refl_cell[pos[0]] if reflected else pos[0], zero)
     return index, m, r
 
 

@@ -3,9 +3,11 @@
 This is the hot path of the product. Per move only the moved tile's group
 changes, so the kernel keeps each group's current value and the two sums
 (regular and diagonally mirrored), updates one entry per move and restores
-it on backtrack: O(group size) per node, two table lookups, no copies. The
-mirrored lookup is skipped when the regular sum alone already prunes the
-child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
+it on backtrack: two table lookups per node, no copies. It keeps each
+group's rank too and steps it per move (rank_steps: a few operations, not a
+ranking of the group's tiles; 3-4% less time on the 24-puzzle, the rest of
+the ranking's share hidden behind the table reads anyway). The mirrored
+lookup is skipped when the regular sum alone already prunes the child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
 
 Most of the time goes to waiting for table entries (a 259 MB table: each
@@ -33,30 +35,41 @@ from patterndb.jit import njit
 from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, group_entry, h_full, lookup_arrays
+from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
+from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
 @njit(cache=True, inline="always")
-def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
-            zero, ahead, depth, e, at):
-    """Locate group g's entry into ahead[depth, e, at:at + 3] and ask the CPU for it."""
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                              reflected, zero)
-    prefetch(table, index)
-    if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
-        prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
-    ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2] = index, m, r
+def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at, reflected,
+                 zero):
+    """(group, byte index, Manhattan distance, r) of the entry of tile t's group after t slid
+    from cell c into the blank at b: from the group's key and distance (keys[at + g], mds[at +
+    g]: regular groups first, then the mirrored ones) and a rank step (rank_steps), not a
+    ranking of the group. reflected: t, c and b are the mirror's, at is the number of groups.
+    Group -1: the tile is in no group (the rest is then garbage)."""
+    # No branch: array reads in a branch here made numba count references on every array
+    # for every child (3x slower).
+    g = group_of[t]
+    key = slide_key(keys[at + g], rank_step(board, group_of, slot, weight, refl_tile, refl_cell, t, c, b, reflected), c,
+                    b, zero)
+    index, r = key_entry(offsets, packed, g, key, c, zero)
+    return g, index, mds[at + g] + md[t, b] - md[t, c], r
 
 
 @njit(cache=True, inline="always")
-def _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected, zero,
-           look_ahead, ahead, depth, e, at):
-    """Where group g's entry is (group_entry's triple): as _locate found it, or located now."""
-    if look_ahead:
-        return ahead[depth, e, at], ahead[depth, e, at + 1], ahead[depth, e, at + 2]
-    return group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                       reflected, zero)
+def _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at, reflected,
+            zero, table, zinfo, ahead, depth, e):
+    """_child_entry into ahead[depth, e, 0:4] (reflected: 4:8; t, c, b the mirror's, at as
+    there), and ask the CPU for the entry."""
+    g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t,
+                                  c, b, at, reflected, zero)
+    if g >= 0:
+        prefetch(table, index)
+        if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
+            prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
+    i = 4 if reflected else 0
+    ahead[depth, e, i], ahead[depth, e, i + 1], ahead[depth, e, i + 2], ahead[depth, e, i + 3] = g, index, m, r
 
 
 def _kernel(look_ahead: bool, zero: bool):
@@ -79,14 +92,25 @@ def _kernel(look_ahead: bool, zero: bool):
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)
         h_full(board, pos, H, gval, fval)  # fills the per-group values
+        # Each group's key and Manhattan distance (regular groups, then mirrored), stepped per move.
+        slot = np.zeros(n, dtype=np.int64)
+        weight = np.zeros(n, dtype=np.int64)
+        tile_weights(group_tiles, group_k, n, slot, weight)
+        keys = np.zeros(2 * G, dtype=np.int64)
+        mds = np.zeros(2 * G, dtype=np.int64)
+        for g in range(G):
+            keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
+            if reflect:
+                keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True, zero)
         nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         states = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the move-pruning machine's state per depth
         states[d0] = state0
-        saved = np.empty((MAX_DEPTH + 1, 4), dtype=np.int64)  # group, old value, mirrored group, old value
+        # group, its old value, key and distance; the same for the mirrored group
+        saved = np.empty((MAX_DEPTH + 1, 8), dtype=np.int64)
         hrs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
-        # Per depth and direction: where the child's regular and mirrored entries are
-        # (index, Manhattan distance, rank; twice), located on the parent's first visit.
-        ahead = np.empty((MAX_DEPTH + 1 if look_ahead else 1, 4, 6), dtype=np.int64)
+        # Per depth and direction: the child's regular and mirrored entries (_child_entry's
+        # quadruples), located on the parent's first visit.
+        ahead = np.empty((MAX_DEPTH + 1 if look_ahead else 1, 4, 8), dtype=np.int64)
         hfs = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         nxt = NO_BOUND
         expanded = 0
@@ -107,28 +131,21 @@ def _kernel(look_ahead: bool, zero: bool):
                     if fsm[states[depth], e] >= 0:
                         c = nbrs[b, e]
                         t = board[c]
-                        pos[t] = b  # (the lookups read only the pattern tiles' and the blank's cells)
-                        pos[0] = c
-                        g = group_of[t]
-                        if g >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                                    g, False, zero, ahead, depth, e, 0)
-                        g2 = group_of[refl_tile[t]] if reflect else -1
-                        if g2 >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                                    g2, True, zero, ahead, depth, e, 3)
-                        pos[t] = c
-                        pos[0] = b
+                        _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t,
+                                c, b, 0, False, zero, table, zinfo, ahead, depth, e)
+                        if reflect:
+                            _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds,
+                                    refl_tile[t], refl_cell[c], refl_cell[b], G, True, zero, table, zinfo, ahead, depth, e)
             if d == 4:
                 if depth > d0:
                     prev = cells[depth - 1]
                     slide(board, pos, board[prev], prev, b)
                     g = saved[depth, 0]
                     if g >= 0:
-                        gval[g] = saved[depth, 1]
-                    g = saved[depth, 2]
+                        gval[g], keys[g], mds[g] = saved[depth, 1], saved[depth, 2], saved[depth, 3]
+                    g = saved[depth, 4]
                     if g >= 0:
-                        fval[g] = saved[depth, 3]
+                        fval[g], keys[G + g], mds[G + g] = saved[depth, 5], saved[depth, 6], saved[depth, 7]
                 depth -= 1
                 continue
             nextdir[depth] = d + 1
@@ -139,12 +156,14 @@ def _kernel(look_ahead: bool, zero: bool):
             t = board[c]
             slide(board, pos, t, c, b)
             generated += 1
-            g = group_of[t]
+            if look_ahead:
+                g, index, m, r = ahead[depth, d, 0], ahead[depth, d, 1], ahead[depth, d, 2], ahead[depth, d, 3]
+            else:
+                g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell,
+                                              keys, mds, t, c, b, 0, False, zero)
             hr1 = hrs[depth]
             v = 0
             if g >= 0:
-                index, m, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                                     False, zero, look_ahead, ahead, depth, d, 0)
                 v, flagged = entry_low(table, packed, zinfo, g, index, m, r, zero)
                 inputs = region_inputs(table, zinfo, g)
                 hr1 += v - gval[g]
@@ -156,16 +175,21 @@ def _kernel(look_ahead: bool, zero: bool):
             hf1 = hfs[depth]
             g2 = -1
             v2 = 0
+            m2 = 0
+            r2 = 0
             if f <= bound and reflect:
-                g2 = group_of[refl_tile[t]]
+                if look_ahead:
+                    g2, index2, m2, r2 = ahead[depth, d, 4], ahead[depth, d, 5], ahead[depth, d, 6], ahead[depth, d, 7]
+                else:
+                    g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
+                                                      refl_cell, keys, mds, refl_tile[t], refl_cell[c], refl_cell[b], G,
+                                                      True, zero)
                 if g2 >= 0:
-                    index, m, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols,
-                                         g2, True, zero, look_ahead, ahead, depth, d, 3)
-                    v2, flagged = entry_low(table, packed, zinfo, g2, index, m, r, zero)
+                    v2, flagged = entry_low(table, packed, zinfo, g2, index2, m2, r2, zero)
                     inputs = region_inputs(table, zinfo, g2)
                     hf1 += v2 - fval[g2]
                     if flagged and not bound < depth + 1 + hf1 >= nxt:
-                        up = region_raise(inputs, index, r, cols, n)
+                        up = region_raise(inputs, index2, r2, cols, n)
                         v2 += up
                         hf1 += up
                 f = max(f, depth + 1 + hf1)
@@ -181,13 +205,13 @@ def _kernel(look_ahead: bool, zero: bool):
             hrs[depth] = hr1
             hfs[depth] = hf1
             saved[depth, 0] = g
-            saved[depth, 2] = g2
+            saved[depth, 4] = g2
             if g >= 0:
-                saved[depth, 1] = gval[g]
-                gval[g] = v
+                saved[depth, 1], saved[depth, 2], saved[depth, 3] = gval[g], keys[g], mds[g]
+                gval[g], keys[g], mds[g] = v, r & KEY_BITS, m
             if g2 >= 0:
-                saved[depth, 3] = fval[g2]
-                fval[g2] = v2
+                saved[depth, 5], saved[depth, 6], saved[depth, 7] = fval[g2], keys[G + g2], mds[G + g2]
+                fval[g2], keys[G + g2], mds[G + g2] = v2, r2 & KEY_BITS, m2
             if max(hr1, hf1) == 0 and np.array_equal(board, goal):
                 path[: depth + 1] = cells[: depth + 1]
                 return FOUND, depth, expanded, generated, nxt
