@@ -4,7 +4,8 @@ The file is JSON (readable, diffable, small: a bit per frontier subtree).
 It names what the search is for (board, goal, algorithm, heuristic, the
 checksums of its tables, the frontier size) and where it stands (bound,
 finished iterations, finished subtrees of the current one with their node
-counts). It is written to a temporary file, flushed and renamed, so a kill
+counts, and each subtree's nodes in the last complete iteration, which order
+the next: a resumed search searches in the order it would have). It is written to a temporary file, flushed and renamed, so a kill
 at any moment leaves the previous checkpoint or the new one, never half of
 one. A solved search stores its solution, so running the same command again
 answers at once.
@@ -68,6 +69,7 @@ class Checkpoint:
             if s["done"] is not None:
                 bits = np.frombuffer(base64.b64decode(s["done"]), dtype=np.uint8)
                 state.done = np.unpackbits(bits)[: int(s["subtrees"])].astype(bool)
+            state.sizes, state.last_sizes = _counts(s.get("sizes")), _counts(s.get("last_sizes"))
             solution = data.get("solution")
         except CheckpointError:
             raise
@@ -86,6 +88,7 @@ class Checkpoint:
                 "seconds": state.seconds, "done": done,
                 "subtrees": None if state.done is None else int(state.done.size),
                 "subtrees_done": None if state.done is None else int(state.done.sum()),
+                "sizes": _text(state.sizes), "last_sizes": _text(state.last_sizes),
             },
             "solution": solution,
         }
@@ -112,3 +115,11 @@ class Checkpoint:
         self.save(state)
 
 
+def _text(counts: np.ndarray | None) -> str | None:
+    """Per-subtree node counts as base64 of little-endian int64."""
+    return None if counts is None else base64.b64encode(counts.astype("<i8").tobytes()).decode()
+
+
+def _counts(text: str | None) -> np.ndarray | None:
+    """_text's counts back (None: a checkpoint written without them)."""
+    return None if text is None else np.frombuffer(base64.b64decode(text), dtype="<i8").astype(np.int64)

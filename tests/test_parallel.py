@@ -12,7 +12,10 @@ from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.checkpoint import Checkpoint, CheckpointError
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.subtrees import frontier
+from solver.search.moves import FOUND
+from solver.search.parallel import run_chunk
+from solver.search.subtree_order import search_order
+from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.solution import SearchStopped
 
 from . import naive
@@ -36,6 +39,18 @@ def counts(outcome):
     return [(it.bound, it.expanded, it.generated) for it in outcome.state.iterations]
 
 
+def assert_counts(outcome, its, split):
+    """Every iteration's (bound, expanded, generated) equals the reference's its; in a split
+    search the solving iteration takes its subtrees in another order (biggest first:
+    test_the_solving_iteration_searches_the_last_ones_biggest_subtrees_first), so there
+    only the bound is compared."""
+    got = counts(outcome)
+    if split:
+        assert got[:-1] == its[:-1] and got[-1][0] == its[-1][0]
+    else:
+        assert got == its
+
+
 @pytest.mark.parametrize("rows, cols, blank, depth", [(3, 3, 0, 6), (3, 3, 4, 5), (4, 4, 5, 7), (2, 4, 7, 8)])
 def test_frontier_is_every_blank_path_in_dfs_order(rows, cols, blank, depth):
     nbrs = Shape(rows, cols).neighbours
@@ -51,7 +66,9 @@ def test_frontier_is_every_blank_path_in_dfs_order(rows, cols, blank, depth):
 
 @pytest.mark.parametrize("split_nodes", [0, 10**12])
 def test_counts_equal_plain_recursive_idastar(rng, split_nodes):
-    """Serial, split into subtrees or not: every iteration's counts equal the plain reference's."""
+    """Serial, split into subtrees or not: every iteration's counts equal the plain reference's
+    (split, all but the solving one, which searches its subtrees in another order:
+    test_the_solving_iteration_searches_the_last_ones_biggest_subtrees_first)."""
     goal = make_goal(Shape(3, 3), "blank-first")
     gt = tuple(goal.tiles.tolist())
     for _ in range(8):
@@ -60,7 +77,7 @@ def test_counts_equal_plain_recursive_idastar(rng, split_nodes):
         out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split_nodes).run()
         length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3))
         assert out.status == "found" and len(out.path) - 1 == length
-        assert counts(out) == its
+        assert_counts(out, its, split_nodes < 10**12)
 
 
 def test_split_search_equals_serial_on_15_puzzles(pdb_dir):
@@ -71,8 +88,42 @@ def test_split_search_equals_serial_on_15_puzzles(pdb_dir):
         split1 = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=0).run()
         split2 = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=0).run()
         assert len(serial.path) - 1 == len(split1.path) - 1 == len(split2.path) - 1 == want
-        assert counts(split1) == counts(serial)  # one thread in subtree order is the serial search
-        assert counts(split2)[:-1] == counts(serial)[:-1]  # all but the last (stopped at any solution)
+        # all but the last (stopped at the first solution, the subtrees in another order)
+        assert counts(split1)[:-1] == counts(split2)[:-1] == counts(serial)[:-1]
+
+
+@pytest.mark.parametrize("case", [0, 3])
+def test_the_solving_iteration_searches_the_last_ones_biggest_subtrees_first(pdb_dir, case):
+    """One thread, split: the solving iteration expands what its subtrees do when each is
+    searched alone at its bound, summed in subtree_order's order (by the iteration before's
+    counts, biggest first) up to the first that holds a solution."""
+    board, want = korf(case)
+    p, _ = problem(board, pattern="5-5-5", data_dir=pdb_dir)
+    out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=0).run()
+    its = out.state.iterations
+    assert len(out.path) - 1 == its[-1].bound == want
+    paths, first = p.frontier()
+
+    def alone(bound):
+        return np.array([run_chunk(p, paths, first, np.array([i]), bound, 0, np.zeros(1, np.int64))[0][0]
+                         for i in range(len(paths))])
+
+    before, last = alone(its[-2].bound), alone(its[-1].bound)
+    assert before[:, EXPANDED].sum() == its[-2].expanded
+    order = search_order(np.arange(len(paths)), before[:, EXPANDED])
+
+    def up_to_solution(order):
+        k = np.flatnonzero(last[order, STATUS] == FOUND)[0]
+        return last[order[: k + 1], EXPANDED].sum()
+
+    assert its[-1].expanded == up_to_solution(order)
+    assert up_to_solution(order) != up_to_solution(np.arange(len(paths)))  # (the order shows)
+
+
+def test_search_order_is_biggest_first_ties_in_frontier_order():
+    sizes = np.array([5, 9, 0, 9, 5, 1])
+    assert search_order(np.array([0, 2, 3, 4, 5]), sizes).tolist() == [3, 0, 4, 5, 2]
+    assert search_order(np.array([4, 1]), None).tolist() == [4, 1]
 
 
 def test_two_threads_optimal_on_8_puzzles_against_exact_table(data_dir, rng):

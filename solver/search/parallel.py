@@ -3,7 +3,7 @@
 An iteration expected to be small runs from the root in one kernel call. A
 big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
 pulled by the workers of a backend (threads here, Dask in solver.cluster)
-a chunk at a time; the next bound is the minimum over all of them. On the
+a chunk at a time, the biggest of the last iteration first (subtree_order); the next bound is the minimum over all of them. On the
 first solution every worker stops (a shared flag the kernels read every few
 thousand nodes). The answer is still optimal: every earlier iteration was
 searched completely, so no solution is shorter than the current bound, and
@@ -28,6 +28,7 @@ from patterndb.movefsm import MoveMachine
 
 from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
+from .subtree_order import search_order
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
@@ -80,6 +81,8 @@ class SearchState:
     seconds: float = 0.0  # spent on the current iteration before this run
     unfinished_expanded: int = 0  # in subtrees stopped half-way (this run only; never saved)
     unfinished_generated: int = 0
+    sizes: np.ndarray | None = None  # nodes each finished subtree of the current split iteration expanded
+    last_sizes: np.ndarray | None = None  # sizes of the last complete split iteration (subtree_order)
 
     @property
     def total_expanded(self) -> int:
@@ -272,8 +275,9 @@ class Driver:
         state = state or SearchState(bound)
         if np.array_equal(self.problem.tiles, self.problem.goal):
             return Outcome("found", [self.problem.blank], state)
-        if state.done is not None and len(state.done) != len(self.frontier()[0]):
-            raise ValueError(f"the saved state has {len(state.done)} subtrees, the frontier {len(self.frontier()[0])}")
+        for saved in (state.done, state.sizes, state.last_sizes):
+            if saved is not None and len(saved) != len(self.frontier()[0]):
+                raise ValueError(f"the saved state has {len(saved)} subtrees, the frontier {len(self.frontier()[0])}")
         while True:
             estimate = _estimate(state.iterations)
             if state.done is None and estimate >= self.split_nodes:
@@ -286,7 +290,9 @@ class Driver:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
         split = state.done is not None
         paths, first = self.frontier() if split else self.root
-        todo = np.flatnonzero(~state.done) if split else np.zeros(1, dtype=np.int64)
+        todo = search_order(np.flatnonzero(~state.done), state.last_sizes) if split else np.zeros(1, dtype=np.int64)
+        if split and state.sizes is None:
+            state.sizes = np.zeros(len(state.done), dtype=np.int64)
         if self.listener:
             self.listener.iteration_started(state.bound, len(paths), estimate if state.iterations else None)
         started = time.monotonic()
@@ -322,6 +328,7 @@ class Driver:
                     state.next_f = min(state.next_f, int(r[NEXT_F]))
                     if split:
                         state.done[i] = True
+                        state.sizes[i] = r[EXPANDED]
                     if r[STATUS] == FOUND and not path:
                         path = [int(c) for c in sol[: r[GOAL_DEPTH] + 1]]
             if limit or path:
@@ -341,6 +348,8 @@ class Driver:
             state.iterations.append(it)
             state.expanded = state.generated = 0
             state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
+            if split:
+                state.last_sizes, state.sizes = state.sizes, None
             if not path:
                 if it.next_f == NO_BOUND:
                     raise RuntimeError("IDA* exhausted the search space without reaching the goal")
