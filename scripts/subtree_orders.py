@@ -1,0 +1,111 @@
+#!/usr/bin/env python
+"""How many nodes the solving iteration of a 24-puzzle expands before its solution, for
+several orders of the frontier's subtrees (one after another, as one thread would).
+
+Each subtree is searched alone at the optimal length (the solving bound) and at the
+two bounds before, so every order is judged on the same counts; the table gives, per
+line, the solving iteration's nodes up to and including the first subtree that holds a
+solution. `biggest first` is what the solver does (solver/search/subtree_order.py).
+Exits 1 if no subtree holds a solution at the known length.
+
+    python scripts/subtree_orders.py 38 40 25 32 44 --data-dir /work/tables5   # minutes
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def per_subtree(problem, paths, first, bound: int, jobs: int) -> np.ndarray:
+    """Result rows (subtrees.STATUS, EXPANDED, ...) of every subtree searched alone at bound."""
+    from solver.search.parallel import run_chunk
+
+    def one(i: int) -> np.ndarray:
+        rows, _ = run_chunk(problem, paths, first, np.array([i]), bound, 0, np.zeros(1, np.int64))
+        return rows[0]
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return np.array(list(pool.map(one, range(len(paths)))))
+
+
+def orders(before: np.ndarray, before2: np.ndarray, h: np.ndarray) -> dict[str, np.ndarray]:
+    from solver.search.subtree_order import search_order
+    from solver.search.subtrees import EXPANDED
+
+    idx = np.arange(len(h))
+    e2, e4 = before[:, EXPANDED].astype(float), before2[:, EXPANDED].astype(float)
+    return {
+        "depth-first": idx,
+        "biggest first": search_order(idx, before[:, EXPANDED]),
+        "lowest h first": np.lexsort((idx, h)),
+        "fastest growing": np.lexsort((idx, -(e2 + 1) / (e4 + 1))),
+        "random": np.random.default_rng(1).permutation(len(h)),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("lines", nargs="+", type=int, help="instances by line number (1-50)")
+    ap.add_argument("--pattern", default="best")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    args = ap.parse_args()
+
+    from solver.api import Options, make_plan, prepare
+    from solver.batch import read_batch
+    from solver.search.aot import kernels
+    from solver.search.moves import FOUND
+    from solver.search.parallel import Problem
+    from solver.search.subtrees import EXPANDED, STATUS
+
+    entries = {e.line - 2: e for e in read_batch(str(ROOT / "data" / "korf24_50.txt"))}
+    totals: dict[str, int] = {}
+    names = None
+    for line in args.lines:
+        e = entries[line]
+        board, frame = prepare(e.board, "blank-first")
+        plan = make_plan(frame, Options(algorithm="idastar", pattern=args.pattern, jobs=args.jobs,
+                                        data_dir=Path(args.data_dir) if args.data_dir else None))
+        tiles = frame.to_canonical(board).tiles.astype(np.int64)
+        problem = Problem(tiles, frame.canonical_goal.tiles.astype(np.int64), plan.heuristic.H, board.shape.neighbours,
+                          plan.machine)
+        paths, first = problem.frontier()
+        k = kernels()
+        G = k.scratch_size(problem.H)
+        h = np.empty(len(paths), dtype=np.int64)
+        for i, path in enumerate(paths):  # the heuristic at each subtree's root
+            t = tiles.copy()
+            for a, b in zip(path[:-1], path[1:]):
+                if b < 0:
+                    break
+                t[a], t[b] = t[b], t[a]
+            h[i] = k.h_full(t, np.argsort(t).astype(np.int64), problem.H, np.zeros(G, np.int64), np.zeros(G, np.int64))
+        B = e.expected
+        before2, before, last = (per_subtree(problem, paths, first, b, args.jobs) for b in (B - 4, B - 2, B))
+        found = last[:, STATUS] == FOUND
+        if not found.any():
+            print(f"line {line}: no subtree holds a solution of the known length {B}", file=sys.stderr)
+            return 1
+        row = {}
+        for name, order in orders(before, before2, h).items():
+            k_first = np.flatnonzero(found[order])[0]
+            row[name] = int(last[order[: k_first + 1], EXPANDED].sum())
+            totals[name] = totals.get(name, 0) + row[name]
+        if names is None:
+            names = list(row)
+            print(f"{'line':>4} {'bound':>5} {'whole iteration':>16} " + " ".join(f"{n:>16}" for n in names))
+        print(f"{line:>4} {B:>5} {int(last[:, EXPANDED].sum()):>16,} " + " ".join(f"{row[n]:>16,}" for n in names),
+              flush=True)
+    print(f"{'all':>4} {'':>5} {'':>16} " + " ".join(f"{totals[n]:>16,}" for n in names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
