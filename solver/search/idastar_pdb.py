@@ -6,7 +6,9 @@ changes, so the kernel keeps each group's current value and the two sums
 it on backtrack: two table lookups per node, no copies. It keeps each
 group's rank too and steps it per move (rank_steps: a few operations, not a
 ranking of the group's tiles; 3-4% less time on the 24-puzzle, the rest of
-the ranking's share hidden behind the table reads anyway). The mirrored
+the ranking's share hidden behind the table reads anyway). The look-ahead
+kernel (4x4) ranks the children it locates instead and keeps no ranks:
+with rank steps there Korf's 100 took 3-10% longer in 8 of 8 pairs. The mirrored
 lookup is skipped when the regular sum alone already prunes the child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
 
@@ -35,7 +37,7 @@ from patterndb.jit import njit
 from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
+from ..heuristics.kernels import entry_low, group_entry, group_key, h_full, key_entry, lookup_arrays
 from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
@@ -58,18 +60,18 @@ def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, 
 
 
 @njit(cache=True, inline="always")
-def _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at, reflected,
-            zero, table, zinfo, ahead, depth, e):
-    """_child_entry into ahead[depth, e, 0:4] (reflected: 4:8; t, c, b the mirror's, at as
-    there), and ask the CPU for the entry."""
-    g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t,
-                                  c, b, at, reflected, zero)
-    if g >= 0:
-        prefetch(table, index)
-        if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
-            prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
+def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
+            zero, ahead, depth, e):
+    """Locate group g's entry (kernels.group_entry: the look-ahead ranks the group, which
+    measured faster on 4x4 than a rank step from the parent's key) into ahead[depth, e, 0:4]
+    (reflected: 4:8) as _child_entry's quadruple, and ask the CPU for it."""
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
+                              reflected, zero)
+    prefetch(table, index)
+    if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
+        prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
     i = 4 if reflected else 0
-    ahead[depth, e, i], ahead[depth, e, i + 1], ahead[depth, e, i + 2], ahead[depth, e, i + 3] = g, index, m, r
+    ahead[depth, e, i + 1], ahead[depth, e, i + 2], ahead[depth, e, i + 3] = index, m, r
 
 
 def _kernel(look_ahead: bool, zero: bool):
@@ -131,21 +133,34 @@ def _kernel(look_ahead: bool, zero: bool):
                     if fsm[states[depth], e] >= 0:
                         c = nbrs[b, e]
                         t = board[c]
-                        _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t,
-                                c, b, 0, False, zero, table, zinfo, ahead, depth, e)
-                        if reflect:
-                            _locate(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds,
-                                    refl_tile[t], refl_cell[c], refl_cell[b], G, True, zero, table, zinfo, ahead, depth, e)
+                        pos[t] = b  # (the lookups read only the pattern tiles' and the blank's cells)
+                        pos[0] = c
+                        g = group_of[t]
+                        ahead[depth, e, 0] = g
+                        if g >= 0:
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
+                                    cols, g, False, zero, ahead, depth, e)
+                        g2 = group_of[refl_tile[t]] if reflect else -1
+                        ahead[depth, e, 4] = g2
+                        if g2 >= 0:
+                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
+                                    cols, g2, True, zero, ahead, depth, e)
+                        pos[t] = c
+                        pos[0] = b
             if d == 4:
                 if depth > d0:
                     prev = cells[depth - 1]
                     slide(board, pos, board[prev], prev, b)
                     g = saved[depth, 0]
                     if g >= 0:
-                        gval[g], keys[g], mds[g] = saved[depth, 1], saved[depth, 2], saved[depth, 3]
+                        gval[g] = saved[depth, 1]
+                        if not look_ahead:  # (which locates by ranking: no keys kept)
+                            keys[g], mds[g] = saved[depth, 2], saved[depth, 3]
                     g = saved[depth, 4]
                     if g >= 0:
-                        fval[g], keys[G + g], mds[G + g] = saved[depth, 5], saved[depth, 6], saved[depth, 7]
+                        fval[g] = saved[depth, 5]
+                        if not look_ahead:
+                            keys[G + g], mds[G + g] = saved[depth, 6], saved[depth, 7]
                 depth -= 1
                 continue
             nextdir[depth] = d + 1
@@ -207,11 +222,17 @@ def _kernel(look_ahead: bool, zero: bool):
             saved[depth, 0] = g
             saved[depth, 4] = g2
             if g >= 0:
-                saved[depth, 1], saved[depth, 2], saved[depth, 3] = gval[g], keys[g], mds[g]
-                gval[g], keys[g], mds[g] = v, r & KEY_BITS, m
+                saved[depth, 1] = gval[g]
+                gval[g] = v
+                if not look_ahead:
+                    saved[depth, 2], saved[depth, 3] = keys[g], mds[g]
+                    keys[g], mds[g] = r & KEY_BITS, m
             if g2 >= 0:
-                saved[depth, 5], saved[depth, 6], saved[depth, 7] = fval[g2], keys[G + g2], mds[G + g2]
-                fval[g2], keys[G + g2], mds[G + g2] = v2, r2 & KEY_BITS, m2
+                saved[depth, 5] = fval[g2]
+                fval[g2] = v2
+                if not look_ahead:
+                    saved[depth, 6], saved[depth, 7] = keys[G + g2], mds[G + g2]
+                    keys[G + g2], mds[G + g2] = r2 & KEY_BITS, m2
             if max(hr1, hf1) == 0 and np.array_equal(board, goal):
                 path[: depth + 1] = cells[: depth + 1]
                 return FOUND, depth, expanded, generated, nxt
