@@ -8,8 +8,9 @@ group's rank too and steps it per move (rank_steps: a few operations, not a
 ranking of the group's tiles; 3-4% less time on the 24-puzzle, the rest of
 the ranking's share hidden behind the table reads anyway). The look-ahead
 kernel (4x4) ranks the children it locates instead and keeps no ranks:
-with rank steps there Korf's 100 took 3-10% longer in 8 of 8 pairs. The mirrored
-lookup is skipped when the regular sum alone already prunes the child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
+with rank steps there Korf's 100 took 3-10% longer in 8 of 8 pairs. The
+mirrored lookup is skipped when the regular sum alone already prunes the
+child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
 
 Most of the time goes to waiting for table entries (a 259 MB table: each
@@ -94,16 +95,19 @@ def _kernel(look_ahead: bool, zero: bool):
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)
         h_full(board, pos, H, gval, fval)  # fills the per-group values
-        # Each group's key and Manhattan distance (regular groups, then mirrored), stepped per move.
+        # Each group's key and Manhattan distance (regular groups, then mirrored), stepped per
+        # move (the look-ahead kernel ranks instead and keeps none).
         slot = np.zeros(n, dtype=np.int64)
         weight = np.zeros(n, dtype=np.int64)
-        tile_weights(group_tiles, group_k, n, slot, weight)
         keys = np.zeros(2 * G, dtype=np.int64)
         mds = np.zeros(2 * G, dtype=np.int64)
-        for g in range(G):
-            keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
-            if reflect:
-                keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True, zero)
+        if not look_ahead:
+            tile_weights(group_tiles, group_k, n, slot, weight)
+            for g in range(G):
+                keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
+                if reflect:
+                    keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True,
+                                                        zero)
         nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         states = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the move-pruning machine's state per depth
         states[d0] = state0
