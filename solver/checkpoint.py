@@ -5,10 +5,11 @@ It names what the search is for (board, goal, algorithm, heuristic, the
 checksums of its tables, the frontier size) and where it stands (bound,
 finished iterations, finished subtrees of the current one with their node
 counts, and each subtree's nodes in the last complete iteration, which order
-the next: a resumed search searches in the order it would have). It is written to a temporary file, flushed and renamed, so a kill
-at any moment leaves the previous checkpoint or the new one, never half of
-one. A solved search stores its solution, so running the same command again
-answers at once.
+the next: a resumed search searches in the order it would have). It is
+written to a temporary file, flushed and renamed, so a kill at any moment
+leaves the previous checkpoint or the new one, never half of one. A solved
+search stores its solution, so running the same command again answers at
+once.
 """
 from __future__ import annotations
 

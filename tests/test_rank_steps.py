@@ -20,8 +20,8 @@ def key_of(cells, n):
     return cover_key(rank(cells, cells.size, n), used)
 
 
-@pytest.mark.parametrize("rows, cols, sizes", [(3, 3, (4, 4)), (4, 4, (7, 8)), (4, 4, (1, 5, 6, 3)), (5, 5, (6, 6, 6, 6)),
-                                               (3, 5, (5, 2, 7))])
+@pytest.mark.parametrize("rows, cols, sizes", [(3, 3, (4, 4)), (4, 4, (7, 8)), (4, 4, (1, 5, 6, 3)),
+                                               (5, 5, (6, 6, 6, 6)), (3, 5, (5, 2, 7))])
 def test_steps_follow_a_random_walk_regular_and_mirrored(rows, cols, sizes, rng):
     shape = Shape(rows, cols)
     n = shape.n

@@ -44,8 +44,8 @@ from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_ro
 
 
 @njit(cache=True, inline="always")
-def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at, reflected,
-                 zero):
+def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at,
+                 reflected, zero):
     """(group, byte index, Manhattan distance, r) of the entry of tile t's group after t slid
     from cell c into the blank at b: from the group's key and distance (keys[at + g], mds[at +
     g]: regular groups first, then the mirrored ones) and a rank step (rank_steps), not a

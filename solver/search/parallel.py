@@ -3,8 +3,9 @@
 An iteration expected to be small runs from the root in one kernel call. A
 big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
 pulled by the workers of a backend (threads here, Dask in solver.cluster)
-a chunk at a time, the biggest of the last iteration first (subtree_order); the next bound is the minimum over all of them. On the
-first solution every worker stops (a shared flag the kernels read every few
+a chunk at a time, the biggest of the last iteration first (subtree_order);
+the next bound is the minimum over all of them. On the first solution
+every worker stops (a shared flag the kernels read every few
 thousand nodes). The answer is still optimal: every earlier iteration was
 searched completely, so no solution is shorter than the current bound, and
 any solution found within it has exactly that length.
