@@ -35,6 +35,7 @@ def main() -> int:
     t0 = time.perf_counter()
     from solver.api import Options, default_jobs, make_plan, prepare, run
     from solver.batch import read_batch, solve_batch
+    from solver.search import aot
 
     entries = read_batch(args.file)[: args.first]
     if args.instances:
@@ -65,7 +66,10 @@ def main() -> int:
     wall = time.perf_counter() - start
     print(f"total: {len(entries)} boards, {expanded:,} expanded, {nodes:,} generated, search {cpu:.3f}s summed "
           f"({nodes / cpu / 1e6:.2f} M generated/s per thread), {wall:.3f}s wall; "
-          f"import {t1 - t0:.2f}s, table load {t2 - t1:.2f}s, kernel load {t3 - t2:.2f}s; heuristic {sol.heuristic}")
+          f"import {t1 - t0:.2f}s, table load {t2 - t1:.2f}s, kernel load {t3 - t2:.2f}s; heuristic {sol.heuristic}; "
+          f"kernels {aot.origin.split()[0]}")
+    if aot.origin == "jit":  # numba's dispatch costs every kernel call: Korf's 100 then takes about 1.5x as long
+        print("note: numba's JIT kernels ran; run 'solver compile' to time the compiled ones", file=sys.stderr)
     if bad:
         print(f"FAIL: {bad} length(s) differ from the known optimum", file=sys.stderr)
         return 1
