@@ -11,11 +11,15 @@ search time are reported apart; search seconds are summed per instance
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# As the solver command does (solver/cli.py): no BLAS is used, and OpenBLAS's idle thread pool
+# costs about 0.1 s of CPU at numpy's import, which a whole-process timing would count.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def main() -> int:
