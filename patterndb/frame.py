@@ -9,6 +9,7 @@ share one set of tables: users never build twice for the two conventions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -57,8 +58,9 @@ class Frame:
         """Names the canonical goal in file names: '4x4-b0' is blank-first."""
         return f"{self.shape}-b{self.blank_cell}"
 
-    @property
+    @cached_property
     def canonical_goal(self) -> Board:
+        """(Kept: every solve reads it, and a Board checks its tiles when made.)"""
         return self.to_canonical(self.goal)
 
     def to_canonical(self, board: Board) -> Board:
@@ -70,7 +72,7 @@ class Frame:
         return Board(self.shape, tiles[::-1] if self.rotated else tiles)
 
     def tiles_from_canonical(self, tiles: list[int]) -> list[int]:
-        return [int(self.unlabel[t]) for t in tiles]
+        return self.unlabel[np.asarray(tiles, dtype=np.int64)].tolist()
 
     def directions_from_canonical(self, directions: str) -> str:
         return directions.translate(_FLIP) if self.rotated else directions

@@ -251,7 +251,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
         else:
             optimal, proof = False, f"weighted A* (w={opts.weight}) is only within a factor {opts.weight} of optimal"
     heuristic = "none" if algorithm in ("bfs", "iddfs") else h.name
-    sol = _solution(board, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
+    sol = _solution(board, canon, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
                     expanded, generated, time.perf_counter() - start)
     sol.iterations = iterations
     return sol
@@ -351,12 +351,13 @@ def _check_status(status: int, algorithm: str, expanded: int) -> None:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")
 
 
-def _solution(board: Board, frame: Frame, path: list[int], optimal: bool, proof: str, algorithm: str,
+def _solution(board: Board, canon: Board, frame: Frame, path: list[int], optimal: bool, proof: str, algorithm: str,
               heuristic: str, expanded: int, generated: int, seconds: float) -> Solution:
-    """Turn a canonical blank-cell path into the caller's tiles and directions, checking each step."""
+    """Turn a canonical blank-cell path from canon (board in the canonical frame) into the
+    caller's tiles and directions, checking each step."""
     shape = board.shape
     tiles, dirs = [], []
-    cur = frame.to_canonical(board).tiles.tolist()  # a plain list: a Board per move cost 1 ms a solve
+    cur = canon.tiles.tolist()  # a plain list: a Board per move cost 1 ms a solve
     for a, b in zip(path, path[1:]):
         dirs.append(shape.direction(a, b))  # raises unless a and b are adjacent
         tiles.append(cur[b])
