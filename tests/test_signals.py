@@ -74,6 +74,23 @@ def test_ctrl_c_in_a_batch_cancels_the_queue_and_prints_what_finished(tmp_path):
     assert "not started" in err
 
 
+def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_queue(tmp_path):
+    """-j 1: the boards are solved one after another in the main thread (no pool)."""
+    f = tmp_path / "b.txt"
+    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n{board(2)} 59\n")
+    p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1")
+    time.sleep(4.0)  # #1 is done; a #3 runs for minutes
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert time.monotonic() - t < 1.5
+    assert p.returncode == 130, err
+    rows = [ln.split() for ln in out.splitlines()[1:]]
+    assert rows[0][:3] == ["1", "55", "55"]
+    assert rows[-1][-1] == "INTERRUPTED" and all(r[-1] != "INTERRUPTED" for r in rows[:-1])
+    assert "not started" in err
+
+
 def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
     ck = tmp_path / "korf6.ckpt"
     # Korf #6 with Manhattan: 7.5 M expansions (16.9 M with --prune 2); on one thread the order is
