@@ -1,8 +1,6 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
 import os
 import signal
-import threading
-import time
 
 import pytest
 
@@ -22,10 +20,10 @@ def cluster():
         yield c
 
 
-def solve_on(cluster, board, goal, split_nodes=0, **opts):
+def solve_on(cluster, board, goal, split_nodes=0, listener=None, **opts):
     b, frame = prepare(board, goal)
     plan = make_plan(frame, Options(algorithm="idastar", **opts))
-    return run(b, plan, Control(backend=cluster.backend(plan), split_nodes=split_nodes))
+    return run(b, plan, Control(backend=cluster.backend(plan), split_nodes=split_nodes, listener=listener))
 
 
 @pytest.mark.parametrize("i", [0, 2, 3])
@@ -60,16 +58,26 @@ def test_a_worker_killed_mid_iteration_loses_only_its_tasks(cluster):
     board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
     pids = list(cluster.client.run(os.getpid).values())
-    killed = []
 
-    def kill_one():
-        time.sleep(1.0)
-        os.kill(pids[0], signal.SIGKILL)
-        killed.append(time.monotonic())
+    class KillMidIteration:
+        """Kills a worker at the driver's first look at a split iteration with subtrees both
+        done and left (a fixed delay instead raced the search on a fast host)."""
+        killed = None
 
-    threading.Thread(target=kill_one).start()
-    d = solve_on(cluster, board, "blank-first", heuristic="manhattan")
-    assert killed and killed[0] < time.monotonic() - 0.2, "the worker was not killed during the search"
+        def iteration_started(self, bound, subtrees, estimate):
+            pass
+
+        def subtrees_done(self, state, done, total, elapsed):
+            if self.killed is None and 0 < done < total and state.iterations:
+                os.kill(pids[0], signal.SIGKILL)
+                self.killed = (done, total)
+
+        def iteration_finished(self, state, it):
+            pass
+
+    killer = KillMidIteration()
+    d = solve_on(cluster, board, "blank-first", heuristic="manhattan", listener=killer)
+    assert killer.killed is not None, "the worker was not killed during a split iteration"
     assert d.length == serial.length == want
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(serial.iterations)
