@@ -147,15 +147,15 @@ def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[s
     with ThreadPoolExecutor(max_workers=workers_used) if workers_used > 1 else nullcontext() as pool:
         backends = {id(plan): cluster.backend(plan) for _, _, plan in jobs_list} if cluster else {}
         tasks = {id(e): (board, plan, backends.get(id(plan))) for e, board, plan in jobs_list}
-        if pool is not None:
+        if pool is None:
+            result = lambda k: stop.solve(*tasks[k])
+        else:
             futures = {k: pool.submit(stop.solve, *task) for k, task in tasks.items()}
+            result = lambda k: futures[k].result()
         complete = False
         try:
             for e in entries:
-                if e.error:
-                    yield e, BoardError(e.error)
-                else:
-                    yield e, futures[id(e)].result() if pool is not None else stop.solve(*tasks[id(e)])
+                yield e, BoardError(e.error) if e.error else result(id(e))
             complete = True
         finally:
             if not complete:  # the caller gave up on the rest
