@@ -11,11 +11,22 @@ object (a dispatcher, numba.prange, ...), and every module global that holds
 a placeholder is rebound to it, so kernels that call kernels compile exactly
 as if numba had been imported at the top. Once numba is loaded, the
 decorators return real dispatchers at once.
+
+numba's on-disk cache of a kernel is keyed on its own file only: a kernel that
+calls one in another module keeps running the callee's old code after that
+module changes (seen here: search_subtrees cached with the children visited in
+the old order). So, unless NUMBA_CACHE_DIR says otherwise, the cache lives in
+a directory named after a hash of every source file of the packages that
+define kernels (cache_dir), and an edit anywhere starts a fresh one.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import sys
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 _lock = threading.RLock()
@@ -69,8 +80,10 @@ def load() -> None:
     with _lock:
         if _loaded:
             return
-        import numba  # noqa: F401  (the whole point: imported here, once)
+        import numba  # (the whole point: imported here, once)
 
+        if not os.environ.get("NUMBA_CACHE_DIR"):
+            numba.config.CACHE_DIR = str(cache_dir(_package_dirs()))
         _loading = True
         made = {}
         for d in _pending:
@@ -87,6 +100,46 @@ def load() -> None:
         _pending.clear()
         _loaded = True
         _loading = False
+
+
+def _package_dirs() -> list[Path]:
+    """The directories of the top-level packages whose modules define kernels (this one too)."""
+    names = {__name__.split(".")[0]} | {d.__module__.split(".")[0] for d in _pending if d.__module__}
+    dirs = []
+    for name in sorted(names):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if file:
+            dirs.append(Path(file).parent)
+    return dirs
+
+
+def cache_dir(packages: list[Path]) -> Path:
+    """numba's cache directory for these packages' sources as they are now:
+    <first package>/__pycache__/numba-<names>-<hash>, where the older ones of the same packages
+    are removed (a checkout's earlier states), or the same under ~/.cache/patterndb where the
+    package is read-only. (A command using only some of the packages keeps its own cache.)"""
+    h = hashlib.sha256()
+    for d in packages:
+        for f in sorted(d.rglob("*.py")):
+            h.update(str(f.relative_to(d.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+    prefix = "numba-" + "+".join(d.name for d in packages) + "-"
+    name = prefix + h.hexdigest()[:16]
+    parents = [packages[0] / "__pycache__"]
+    try:
+        parents.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb")
+    except RuntimeError:  # no home directory
+        pass
+    for parent in parents:
+        try:
+            (parent / name).mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(parent / name, os.W_OK):
+            for old in parent.glob(prefix + "*"):
+                if old.name != name:
+                    shutil.rmtree(old, ignore_errors=True)
+            return parent / name
+    return parents[0] / name  # numba then warns that it cannot cache, and compiles
 
 
 def njit(*args: Any, **options: Any) -> Any:

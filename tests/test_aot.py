@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from patterndb import jit
 from solver import solve
 from solver.api import Control
 from solver.search import aot
@@ -192,3 +193,33 @@ def test_deferred_kernels_become_numba_dispatchers_everywhere():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PATTERNDB_AOT": "off"})
     assert out.returncode == 0, out.stderr
+
+
+def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
+    """numba caches a kernel keyed on its own file; one that calls a kernel of another module
+    kept the callee's old code after an edit. patterndb.jit keys the cache on all the sources
+    of the packages that define kernels, so the edit is seen (here: a throwaway package, with
+    a copy of patterndb, so that the checkout's own cache is left alone)."""
+    shutil.copytree(Path(jit.__file__).parent, tmp_path / "patterndb", ignore=shutil.ignore_patterns("__pycache__"))
+    pkg = tmp_path / "jitcheck"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "callee.py").write_text("from patterndb.jit import njit\n\n\n@njit(cache=True)\ndef value():\n"
+                                   "    return 1\n")
+    (pkg / "caller.py").write_text("from patterndb.jit import njit\n\nfrom .callee import value\n\n\n"
+                                   "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(tmp_path)
+
+    def run() -> str:
+        out = subprocess.run([sys.executable, "-c", "from jitcheck.caller import twice; print(twice())"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run() == "2"
+    assert run() == "2"  # (from the cache)
+    (pkg / "callee.py").write_text((pkg / "callee.py").read_text().replace("return 1", "return 5"))
+    assert run() == "10"
+    caches = list((tmp_path / "jitcheck" / "__pycache__").glob("numba-*"))
+    assert [c.name.split("-")[1] for c in caches] == ["jitcheck+patterndb"]  # the older one removed
