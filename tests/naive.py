@@ -80,6 +80,19 @@ def manhattan(state: tuple, goal: tuple, cols: int) -> int:
     return h
 
 
+def transpose(state: tuple, cols: int) -> tuple:
+    """The state mirrored about the main diagonal of a square board whose goal holds tile t
+    in cell t: the tile in cell (r, c) goes to (c, r) and is renamed the tile whose goal
+    cell that is."""
+    def t(cell):
+        return cell % cols * cols + cell // cols
+
+    out = [0] * len(state)
+    for cell, tile in enumerate(state):
+        out[t(cell)] = t(tile)
+    return tuple(out)
+
+
 def misplaced(state: tuple, goal: tuple) -> int:
     return sum(1 for s, g in zip(state, goal) if s and s != g)
 
@@ -169,14 +182,18 @@ def blank_paths(rows: int, cols: int, blank: int, depth: int, redundant: set | N
 
 
 def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
-            redundant: set | None = None) -> tuple[int, list[tuple[int, int, int]]]:
+            redundant: set | None = None, tiebreak=None) -> tuple[int, list[tuple[int, int, int]]]:
     """Recursive IDA* (no immediate undo; given redundant, no path with a redundant
     sub-path): (solution length, [(bound, expanded, generated)] per iteration).
 
     Counts as the kernels do: a node is expanded when it is within the bound
     and not the goal (the root included), generated when its parent makes it;
     the last iteration stops at the first goal in depth-first order. Bounds
-    step to the smallest f over the last one, raised to the solution parity."""
+    step to the smallest f over the last one, raised to the solution parity.
+    Children are visited in the neighbours' order as they are made; given
+    tiebreak (a function of a state), a node makes all its children first and
+    visits those within the bound by (f, tiebreak(child)), ties in the
+    neighbours' order (the look-ahead PDB kernel's order)."""
     blank, gblank = state.index(0), goal.index(0)
     parity = (abs(blank // cols - gblank // cols) + abs(blank % cols - gblank % cols)) & 1
     iterations = []
@@ -185,6 +202,13 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
         counts[0] += 1
         b = s.index(0)
         nxt = None
+        later = []  # (f, tiebreak, order made, cell, child): visited after all are made
+
+        def visit(c, t):
+            if t == goal:
+                return g + 1, None
+            return dfs(t, g + 1, path + (c,), bound, counts)
+
         for c in neighbours(rows, cols, b):
             if not allowed(path + (c,), redundant):
                 continue
@@ -196,9 +220,16 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
             if f > bound:
                 nxt = f if nxt is None else min(nxt, f)
                 continue
-            if t == goal:
-                return g + 1, nxt
-            found, sub = dfs(t, g + 1, path + (c,), bound, counts)
+            if tiebreak is not None:
+                later.append((f, tiebreak(t), len(later), c, t))
+                continue
+            found, sub = visit(c, t)
+            if found is not None:
+                return found, None
+            if sub is not None:
+                nxt = sub if nxt is None else min(nxt, sub)
+        for _, _, _, c, t in sorted(later):
+            found, sub = visit(c, t)
             if found is not None:
                 return found, None
             if sub is not None:
