@@ -85,7 +85,9 @@ def test_kernel_counts_equal_a_plain_search_with_the_same_heuristic(data_dir, tm
 
 
 def test_catalogue_on_15_puzzles(pdb_dir):
-    """5-5-5 + a row partition: optimal, and never more nodes than 5-5-5 alone."""
+    """5-5-5 + a row partition: optimal, and never more nodes than 5-5-5 alone in an iteration
+    both search to the end (the solving ones visit the children in other orders: the PDB
+    kernel lowest f first, the catalogue kernel as made)."""
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     spec = "5-5-5+1-5/6-10/11-15"
     for g in parse_catalog(spec, frame)[1]:
@@ -96,6 +98,9 @@ def test_catalogue_on_15_puzzles(pdb_dir):
         one = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1)
         cat = solve(board, "blank-first", pattern=spec, data_dir=pdb_dir, jobs=2)
         assert cat.length == one.length == int(row[16]) and cat.optimal
-        assert cat.nodes_expanded <= one.nodes_expanded * 1.01 + 100
-        fewer += cat.nodes_expanded < one.nodes_expanded
+        full_one = {it["bound"]: it["expanded"] for it in one.iterations[:-1]}
+        full_cat = {it["bound"]: it["expanded"] for it in cat.iterations[:-1]}
+        assert all(full_cat[b] <= full_one[b] * 1.01 + 100 for b in full_cat)
+        assert sum(full_cat.values()) <= sum(full_one.values())
+        fewer += sum(full_cat.values()) < sum(full_one.values())
     assert fewer >= 6
