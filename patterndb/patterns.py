@@ -62,9 +62,9 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
     },
 }
 # Named catalogues: the maximum over partitions, for the fewest nodes rather than the least
-# time (measured: 4x4, Korf's 100, 1 thread: 795,176 nodes against best's 827,205, 0.52 s
-# against 0.41 s; 5x5, Korf & Felner's 10 easiest, 2 threads: 1.33 G nodes against
-# 1.85 G, 220 s against 183 s wall).
+# time (measured: 4x4, Korf's 100, 1 thread: 795,176 nodes against best's 693,950 since
+# best's kernel visits the children lowest f first, 0.54 s against 0.22 s; 5x5, Korf &
+# Felner's 10 easiest, 2 threads: 1.04 G nodes against 1.44 G, 141 s against 103-106 s).
 CATALOGUES: dict[tuple[int, int], dict[str, str]] = {
     (4, 4): {"max2": "z7-8+6-6-3"},
     # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's) in 264 s wall, 12.26 G on the 20 easiest.
