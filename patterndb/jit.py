@@ -113,15 +113,20 @@ def _package_dirs() -> list[Path]:
     return dirs
 
 
+def hash_sources(h: Any, packages: list[Path]) -> None:
+    """Feed h every .py file of the packages, with its path (compiled kernels' keys too)."""
+    for d in packages:
+        for f in sorted(d.rglob("*.py")):
+            h.update(str(f.relative_to(d.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+
+
 def cache_dir(packages: list[Path]) -> Path:
     """numba's cache directory for these packages' sources as they are now:
     <first package>/__pycache__/numba-<names>-<hash>, where the older ones of the same packages
     are removed (a checkout's earlier states), or the same under ~/.cache/patterndb where the
     package is read-only. (A command using only some of the packages keeps its own cache.)"""
     h = hashlib.sha256()
-    for d in packages:
-        for f in sorted(d.rglob("*.py")):
-            h.update(str(f.relative_to(d.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+    hash_sources(h, packages)
     prefix = "numba-" + "+".join(d.name for d in packages) + "-"
     name = prefix + h.hexdigest()[:16]
     parents = [packages[0] / "__pycache__"]

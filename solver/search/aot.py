@@ -44,6 +44,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from patterndb.jit import hash_sources
+
 EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
 _PACKAGES = ("patterndb", "solver")
 _PREFIX = "_kernels_"
@@ -75,9 +77,7 @@ def key() -> str:
     h = hashlib.sha256()
     for part in (np.__version__, sys.version, platform.machine(), _cpu()):
         h.update(part.encode() + b"\0")
-    for d in _package_dirs():
-        for f in sorted(d.rglob("*.py")):
-            h.update(str(f.relative_to(d.parent)).encode() + b"\0" + f.read_bytes() + b"\0")
+    hash_sources(h, _package_dirs())
     return h.hexdigest()[:16]
 
 
