@@ -33,7 +33,7 @@ from . import heuristics
 from .heuristics import Heuristic
 from .heuristics.pdb import cached
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
-from .checkpoint import SAVE_INTERVAL, Checkpoint, CheckpointError, identity
+from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity
 from .progress import Fanout
 from .search.parallel import SPLIT_NODES, Backend, Listener
 from .solution import NodeLimitReached, SearchStopped, Solution
@@ -73,7 +73,9 @@ class Control:
     listener: told of iterations and finished subtrees (progress);
     checkpoint: a file the search state is saved to (every checkpoint_every
     seconds as subtrees finish, after each iteration, on a stop, and with
-    the solution) and resumed from when it exists;
+    the solution) and resumed from when it exists (checked first: see
+    solver.checkpoint; a save that fails is reported to log and the search
+    goes on);
     backend: where the subtrees run (default: threads of this process)."""
 
     stop: StopFlag = field(default_factory=StopFlag)
@@ -82,6 +84,7 @@ class Control:
     checkpoint_every: float = SAVE_INTERVAL
     backend: Backend | None = None
     split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
+    log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
 
 
 def default_jobs() -> int:
@@ -228,13 +231,14 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
     nbrs = board.shape.neighbours
     iterations: list[dict] = []
+    resumed = None
     if algorithm == "table":
         path, generated = table_walk(canon, h.H[4])
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):
-        path, expanded, generated, iterations = _idastar(Problem(tiles, goal_tiles, h.H, nbrs, plan.machine), plan,
-                                                         control or Control(), start, str(canon))
+        path, expanded, generated, iterations, resumed = _idastar(
+            Problem(tiles, goal_tiles, h.H, nbrs, plan.machine), plan, control or Control(), start, str(canon))
         optimal = h.admissible
         proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
     else:
@@ -254,20 +258,27 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     sol = _solution(board, canon, frame, [int(c) for c in path], optimal, proof, algorithm, heuristic,
                     expanded, generated, time.perf_counter() - start)
     sol.iterations = iterations
+    sol.resumed_from = None if resumed is None else resumed.to_dict()
     return sol
 
 
 def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
-             canonical_board: str) -> tuple[list[int], int, int, list[dict]]:
-    """Run the IDA* driver; (path, expanded, generated, iterations) or SearchStopped."""
+             canonical_board: str) -> tuple[list[int], int, int, list[dict], Resumed | None]:
+    """Run the IDA* driver; (path, expanded, generated, iterations, where it resumed) or SearchStopped."""
     opts = plan.options
-    resume, path, ckpt = None, None, None
+    resume, path, ckpt, resumed = None, None, None, None
     listener = control.listener
+    log = control.log or _quiet
     if control.checkpoint is not None:
         ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, plan.heuristic.name,
                          plan.heuristic.tables, plan.machine.depth)
-        ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every)
-        resume, path = ckpt.load()
+        ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
+        resume, path = ckpt.load(problem)
+        if path is None:
+            ckpt.check_writable()
+        if resume is not None:
+            resumed = ckpt.resumed(resume, path)
+            log(str(resumed))
         listener = Fanout(listener, ckpt)
     if path is None:
         deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
@@ -281,25 +292,11 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
             raise SearchStopped(out.status, plan.algorithm, out.lower_bound,
                                 state.total_expanded + state.unfinished_expanded,
                                 state.total_generated + state.unfinished_generated, time.perf_counter() - start,
-                                [it.to_dict() for it in state.iterations])
+                                [it.to_dict() for it in state.iterations],
+                                None if resumed is None else resumed.to_dict())
     else:
         state = resume
-        if not (_reaches_goal(problem, path) and state.iterations and len(path) - 1 == state.iterations[-1].bound):
-            raise CheckpointError(f"checkpoint {control.checkpoint} holds a solution that is not this search's: "
-                                  "remove the file")
-    return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations]
-
-
-def _reaches_goal(problem: Problem, path: list) -> bool:
-    """Is path a walk of the blank from the board's blank cell, by single moves, to the goal?"""
-    board = problem.tiles.copy()
-    if not path or not all(isinstance(c, int) for c in path) or path[0] != problem.blank:
-        return False
-    for a, b in zip(path, path[1:]):
-        if not 0 <= b < board.size or b not in problem.nbrs[a]:
-            return False
-        board[a], board[b] = board[b], 0
-    return bool(np.array_equal(board, problem.goal))
+    return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations], resumed
 
 
 def solve(

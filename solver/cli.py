@@ -147,7 +147,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         _err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
     _warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
-    control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every)
+    control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every, log=_err)
     try:
         with stop_on_signals(control.stop.request), _cluster(scheduler) as cluster:
             if cluster is not None:

@@ -21,6 +21,7 @@ class Solution:
     nodes_generated: int
     seconds: float
     iterations: list[dict] = field(default_factory=list)  # IDA*: bound, expanded, generated, seconds each
+    resumed_from: dict | None = None  # IDA* resumed from a checkpoint: its file, bound, subtrees done
 
     @property
     def length(self) -> int:
@@ -50,7 +51,7 @@ class Solution:
             "nodes_generated": self.nodes_generated,
             "seconds": round(self.seconds, 6),
             "iterations": self.iterations,
-        }
+        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from})
 
 
 STOP_REASONS = {
@@ -72,8 +73,9 @@ class SearchStopped(RuntimeError):
     (SIGTERM); lower_bound: no solution is shorter."""
 
     def __init__(self, reason: str, algorithm: str, lower_bound: int, expanded: int, generated: int,
-                 seconds: float, iterations: list[dict]) -> None:
+                 seconds: float, iterations: list[dict], resumed_from: dict | None = None) -> None:
         self.reason, self.algorithm, self.lower_bound = reason, algorithm, lower_bound
+        self.resumed_from = resumed_from
         self.nodes_expanded, self.nodes_generated = expanded, generated
         self.seconds, self.iterations = seconds, iterations
         hint = ": raise --max-nodes" if reason == "limit" else ""
@@ -84,4 +86,5 @@ class SearchStopped(RuntimeError):
         return {"optimal": False, "interrupted": True, "reason": self.reason, "lower_bound": self.lower_bound,
                 "algorithm": self.algorithm, "nodes_expanded": self.nodes_expanded,
                 "nodes_generated": self.nodes_generated, "seconds": round(self.seconds, 6),
-                "iterations": self.iterations}
+                "iterations": self.iterations} | ({} if self.resumed_from is None else
+                                                  {"resumed_from": self.resumed_from})

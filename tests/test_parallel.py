@@ -10,7 +10,7 @@ from patterndb import Frame, Shape, make_goal, random_board, scramble
 from patterndb.movefsm import undo_machine
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
-from solver.checkpoint import Checkpoint, CheckpointError
+from solver.checkpoint import Checkpoint, CheckpointError, digest
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
 from solver.search.moves import FOUND
 from solver.search.parallel import run_chunk
@@ -191,8 +191,9 @@ def test_checkpoint_for_another_search_is_refused(tmp_path):
         solve(board, "blank-first", heuristic="linear-conflict", checkpoint=ck)
     forged = json.loads(ck.read_text())
     forged["solution"] = forged["solution"][:-2]  # a path that stops short of the goal
+    forged["digest"] = digest(forged)
     ck.write_text(json.dumps(forged))
-    with pytest.raises(CheckpointError, match="not this search's"):
+    with pytest.raises(CheckpointError, match="inconsistent with this search"):
         solve(board, "blank-first", heuristic="manhattan", checkpoint=ck)
     ck.write_text("{not json")
     with pytest.raises(CheckpointError, match="damaged"):
@@ -200,11 +201,12 @@ def test_checkpoint_for_another_search_is_refused(tmp_path):
 
 
 def test_checkpoint_names_table_checksums(tmp_path):
-    data = json.dumps({"version": 1, "search": {"board": "x"}, "state": {}})
+    data = {"version": 2, "search": {"board": "x"}, "state": {}}
+    data["digest"] = digest(data)
     ck = Checkpoint(tmp_path / "c.json", {"board": "x", "tables": ["pdb-a.h5:1"]})
-    (tmp_path / "c.json").write_text(data)
+    (tmp_path / "c.json").write_text(json.dumps(data))
     with pytest.raises(CheckpointError, match="tables"):
-        ck.load()
+        ck.load(None)
 
 
 def test_blank_last_and_5x5_through_threads(rng):
