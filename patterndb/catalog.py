@@ -33,11 +33,14 @@ def exact_path(data_dir: Path, frame: Frame) -> Path:
 
 
 def exact_expect(frame: Frame) -> dict[str, Any]:
+    """The attributes an exact table of frame must have (entries too: a file that claims fewer
+    would let a lookup read past its table)."""
     return {
         "kind": "exact",
         "rows": frame.shape.rows,
         "cols": frame.shape.cols,
         "goal": str(frame.canonical_goal),
+        "entries": table_size(frame.shape.n),
     }
 
 
@@ -214,12 +217,15 @@ def pattern_path(data_dir: Path, frame: Frame, tiles: tuple[int, ...]) -> Path:
 
 
 def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:
+    """The attributes the table of tiles must have, checked on every load (entries: one per
+    placement of the group's tiles; fewer would let the search read past the table)."""
     return {
         "kind": "pdb",
         "rows": frame.shape.rows,
         "cols": frame.shape.cols,
         "goal": str(frame.canonical_goal),
         "tiles": np.array(tiles, dtype=np.int64),
+        "entries": num_placements(frame.shape.n, len(pattern_tiles(tiles))),
     }
 
 

@@ -344,3 +344,75 @@ def test_verify_checks_the_name_against_the_attributes(tmp_path):
     wrong.write_bytes(good.read_bytes())
     r = CliRunner().invoke(pdb, ["verify", str(good), str(wrong)])
     assert r.exit_code == 3 and r.stdout.startswith("OK") and "pdb-3x3-b0-1-4.h5" in r.stderr
+
+
+@pytest.mark.parametrize("entries", [300, 2000])
+def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, entries):
+    """A table that claims fewer placements than its group has would let the search read past it
+    (issue 29: an IndexError traceback with entries=300): the count is checked on every load."""
+    from patterndb.catalog import build_pattern_file, pattern_path
+    from solver import solve
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    for tiles in ((1, 2, 3, 4), (5, 6, 7, 8)):
+        build_pattern_file(frame, tiles, tmp_path, packed=False)
+    path = pattern_path(tmp_path, frame, (1, 2, 3, 4))
+    with h5py.File(path, "r+") as f:
+        data = f["table"][:entries]
+        del f["table"]
+        f.create_dataset("table", data=data)
+    with h5py.File(path, "r+") as f:
+        a = f["table"].attrs
+        old = {k: v for k, v in h5py.File(pattern_path(tmp_path, frame, (5, 6, 7, 8)), "r")["table"].attrs.items()}
+        for k, v in old.items():
+            a[k] = v
+        a["tiles"] = np.array((1, 2, 3, 4))
+        a["entries"] = entries
+        a["checksum_crc32"] = store.checksum(data)
+        a["digest_crc32"] = store.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
+    with pytest.raises(TableError, match=f"built for entries={entries}, not 3024"):
+        solve("8 7 6 5 4 3 2 1 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
+
+
+def test_a_table_changed_in_place_with_its_mtime_kept_is_caught_on_load(pdb_dir, tmp_path):
+    """rsync --inplace -t or a failing disk: size, mtime and inode stay, so the file still looks
+    verified; a random block or two is re-checked on every load. A 4x4 5-tile table is one
+    block, so every load checks all of this one."""
+    from patterndb.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.patterns import parse_partition
+
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    group = parse_partition("5-5-5", frame)[0]
+    path = pattern_path(tmp_path, frame, group)
+    path.write_bytes(pattern_path(pdb_dir, frame, group).read_bytes())
+    _age(path)
+    map_checked([path], [pattern_expect(frame, group)])  # checked in full, remembered with its blocks
+    entry = store._registry(tmp_path)[path.name]
+    assert len(np.frombuffer(__import__("base64").b64decode(entry["blocks"]), "<u4")) == 1
+    st = path.stat()
+    offset = store.read_attrs(path)["_offset"]
+    with open(path, "r+b") as fh:  # one byte of the table, in place
+        fh.seek(offset + 200_000)
+        byte = fh.read(1)
+        fh.seek(offset + 200_000)
+        fh.write(bytes([byte[0] ^ 0x10]))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert store.remembered(path) is not None  # it still looks like the verified file
+    with pytest.raises(TableError, match="changed since it was checked"):
+        map_checked([path], [pattern_expect(frame, group)])
+    assert path.name not in store._registry(tmp_path)  # forgotten: the next load checks it in full
+    with pytest.raises(TableError, match="checksum"):
+        map_checked([path], [pattern_expect(frame, group)])
+
+
+def test_the_spot_check_costs_well_under_5_ms_per_table(pdb_dir, tmp_path):
+    import time
+
+    data = np.random.default_rng(1).integers(0, 255, 300 << 20, dtype=np.uint8)  # a 7-8-sized table
+    blocks = store.block_crcs(data)
+    times = []
+    for _ in range(20):
+        t = time.perf_counter()
+        store.spot_check(tmp_path / "x.h5", data, blocks)
+        times.append(time.perf_counter() - t)
+    assert sorted(times)[10] < 0.005
