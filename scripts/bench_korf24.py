@@ -8,6 +8,7 @@ built (it says which `pdb build` it needs; it builds nothing itself).
     python scripts/bench_korf24.py --easiest 10 -j 2      # lines 38, 40, 25, ...
     python scripts/bench_korf24.py 1 -j 1                  # line 1 alone
     python scripts/bench_korf24.py 1 2 3 --scheduler local:2
+    python scripts/bench_korf24.py 37 28 -j 1 --trace-dir traces/   # for simulate_scaling.py
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def main() -> int:
     ap.add_argument("--scheduler", default=None, help="run the subtrees on Dask: tcp://HOST:PORT or local:N")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--prune", type=int, default=None, help="move-pruning depth (2: only the undo; default: the shape's)")
+    ap.add_argument("--trace-dir", default=None,
+                    help="write each board's trace here as lineN.jsonl (for scripts/simulate_scaling.py)")
     args = ap.parse_args()
     if not args.lines and not args.easiest:
         ap.error("give line numbers or --easiest N")
@@ -64,7 +67,11 @@ def main() -> int:
         for line in lines:
             e = entries[line]
             board, _ = prepare(e.board, "blank-first")
-            sol = run(board, plan, Control(backend=backend))
+            trace = None
+            if args.trace_dir:
+                Path(args.trace_dir).mkdir(parents=True, exist_ok=True)
+                trace = Path(args.trace_dir) / f"line{line}.jsonl"
+            sol = run(board, plan, Control(backend=backend, trace=trace))
             ok = sol.length == e.expected
             bad += not ok
             expanded += sol.nodes_expanded

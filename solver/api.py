@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity
 from .progress import Fanout
 from .search.parallel import SPLIT_NODES, Backend, Listener
 from .solution import NodeLimitReached, SearchStopped, Solution
+from .trace import Trace
 
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 DEFAULT_MAX_NODES = 20_000_000
@@ -76,7 +78,8 @@ class Control:
     the solution) and resumed from when it exists (checked first: see
     solver.checkpoint; a save that fails is reported to log and the search
     goes on);
-    backend: where the subtrees run (default: threads of this process)."""
+    backend: where the subtrees run (default: threads of this process);
+    trace: a file that records who searched which subtrees when (solver.trace)."""
 
     stop: StopFlag = field(default_factory=StopFlag)
     listener: Listener | None = None
@@ -85,6 +88,7 @@ class Control:
     backend: Backend | None = None
     split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
     log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
+    trace: Path | None = None  # a file to record every chunk of subtrees in (solver.trace)
 
 
 def default_jobs() -> int:
@@ -283,8 +287,16 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
     if path is None:
         deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
         backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
-        out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
-                     control.split_nodes).run(resume)
+        trace = None
+        if control.trace is not None:
+            trace = Trace(control.trace, _trace_header(problem, plan, backend, canonical_board, control), log)
+            listener = Fanout(listener, trace)
+        try:
+            out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
+                         control.split_nodes, None if trace is None else trace.chunk).run(resume)
+        finally:
+            if trace is not None:
+                trace.close()
         state, path = out.state, out.path
         if ckpt is not None:
             ckpt.save(state, path or None)
@@ -297,6 +309,16 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
     else:
         state = resume
     return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations], resumed
+
+
+def _trace_header(problem: Problem, plan: Plan, backend: Backend, board: str, control: Control) -> dict:
+    """What a trace says about its search and the machine it ran on."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": plan.heuristic.name,
+            "jobs": backend.jobs, "backend": type(backend).__name__, "frontier": len(problem.frontier()[0]),
+            "split_nodes": control.split_nodes, "prune": plan.machine.depth, "cpus": os.cpu_count(),
+            "load_average": None if load is None else [round(x, 2) for x in load],
+            "machine": platform.node(), "processor": platform.processor() or platform.machine()}
 
 
 def solve(

@@ -107,6 +107,9 @@ is shorter than its lower bound."""
               help="Save the IDA* search to this file as it goes; run the same command again to resume it.")
 @click.option("--checkpoint-every", type=click.FloatRange(min=0), default=SAVE_INTERVAL, show_default=True,
               metavar="SECONDS", help="Save the checkpoint at most this often while subtrees finish.")
+@click.option("--trace", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Record every chunk of subtrees the IDA* workers searched (nodes, seconds) as JSON lines, for "
+                   "scripts/simulate_scaling.py.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the subtrees of big IDA* iterations on Dask: tcp://HOST:PORT of a running scheduler, "
                    "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
@@ -119,7 +122,7 @@ is shorter than its lower bound."""
 @data_dir_option
 @guarded
 def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, prune,
-          jobs, timeout, checkpoint, checkpoint_every, scheduler, quiet, weight, max_nodes, show_boards, as_json,
+          jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, quiet, weight, max_nodes, show_boards, as_json,
           data_dir) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
@@ -127,8 +130,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     iteration otherwise); Ctrl-C stops them cleanly."""
     if (board is None) == (batch_file is None):
         raise click.UsageError("give a BOARD or --file, not both" if board else "give a BOARD or --file")
-    if checkpoint and batch_file:
-        raise click.UsageError("--checkpoint is for one board, not --file")
+    if (checkpoint or trace) and batch_file:
+        raise click.UsageError("--checkpoint and --trace are for one board, not --file")
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
                    tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout, prune)
     if batch_file:
@@ -140,14 +143,15 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     plan = make_plan(frame, opts, _err)
     loaded = time.perf_counter() - loading
     kernel_seconds, kernel_origin = _load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
-    if (checkpoint or scheduler) and plan.algorithm not in ("idastar", "iddfs"):
-        raise click.UsageError(f"--checkpoint and --scheduler are for IDA* searches, not {plan.algorithm}")
+    if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
+        raise click.UsageError(f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}")
     _err(f"using {plan.algorithm} / {plan.heuristic.name}")
     if kernel_origin == "jit" and not quiet:
         _err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
     _warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
-    control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every, log=_err)
+    control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every, log=_err,
+                      trace=trace)
     try:
         with stop_on_signals(control.stop.request), _cluster(scheduler) as cluster:
             if cluster is not None:

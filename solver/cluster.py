@@ -86,12 +86,23 @@ def _problem(spec: Spec, tiles: tuple[int, ...]) -> tuple[Problem, np.ndarray, n
 
 def run_task(spec: Spec, tiles: tuple[int, ...], frontier_shape: tuple[int, int], chunk: np.ndarray, bound: int,
              budget: int):
-    """A Dask task: search subtrees `chunk` at `bound`; (chunk, result rows, solution buffer)."""
+    """A Dask task: search subtrees `chunk` at `bound`; (chunk, result rows, solution buffer,
+    the worker's name, the seconds the search took there)."""
     problem, paths, first = _problem(spec, tiles)
     if paths.shape != frontier_shape:  # another version of the program on this worker
         raise RuntimeError(f"this worker's frontier {paths.shape} differs from the client's {frontier_shape}")
+    started = time.perf_counter()
     res, sol = run_chunk(problem, paths, first, chunk, bound, budget, np.zeros(1, dtype=np.int64))
-    return chunk[: len(res)], res, sol
+    seconds = time.perf_counter() - started
+    return chunk[: len(res)], res, sol, _worker_name(), seconds
+
+
+def _worker_name() -> str:
+    try:
+        import distributed
+        return str(distributed.get_worker().name)
+    except (ImportError, ValueError):
+        return ""
 
 
 class Cluster:
@@ -163,8 +174,9 @@ class DaskBackend:
                     if not pending.has_ready():
                         time.sleep(POLL)
                         continue
-                    chunk, res, sol = next(pending).result()
-                    rows.put(chunk, res, sol)
+                    chunk, res, sol, worker, seconds = next(pending).result()
+                    now = time.monotonic()
+                    rows.put(chunk, res, sol, f"dask-{worker}", now - seconds, now)
                     if (res[:, STATUS] == FOUND).any():
                         break
             except BaseException as e:  # surfaced to the driver by wait()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -147,16 +147,25 @@ class Problem:
         return kernels().frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
 
 
-class Rows:
-    """Result rows of subtree chunks as they come back from any backend."""
+Record = Callable[[np.ndarray, np.ndarray, str, float, float], None]  # (indices, rows, worker, start, end)
 
-    def __init__(self) -> None:
+
+class Rows:
+    """Result rows of subtree chunks as they come back from any backend (and, to record,
+    who searched them when: solver.trace)."""
+
+    def __init__(self, record: Record | None = None) -> None:
         self.lock = threading.Lock()
         self.batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.record = record
 
-    def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray) -> None:
+    def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray, worker: str = "",
+            start: float = 0.0, end: float = 0.0) -> None:
+        """A chunk's rows; worker, start and end (time.monotonic()) say who searched it when."""
         with self.lock:
             self.batches.append((indices, rows, solution))
+        if self.record is not None:
+            self.record(indices, rows, worker, start, end)
 
     def take(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         with self.lock:
@@ -224,10 +233,11 @@ class ThreadBackend:
                 if budget > 0 and left <= 0:
                     rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64))
                     return
+                started = time.monotonic()
                 res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
                 with lock:
                     spent[0] += int(res[:, EXPANDED].sum())
-                rows.put(chunk[: len(res)], res, sol)
+                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, time.monotonic())
 
         self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
                         for i in range(min(self.jobs, len(indices)))]
@@ -254,8 +264,10 @@ class Driver:
     """One IDA* search over a backend; see the module docstring."""
 
     def __init__(self, problem: Problem, backend: Backend, stop: StopFlag, listener: Listener | None = None,
-                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES) -> None:
+                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES,
+                 record: Record | None = None) -> None:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
+        self.record = record  # told of every chunk's rows (solver.trace)
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
         self.root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
@@ -299,12 +311,12 @@ class Driver:
         started = time.monotonic()
         budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
         self.stop.flag[0] = 1 if self.stop.requested else 0
-        rows = Rows()
+        rows = Rows(self.record)
         backend = self.backend if split else self.local
         # Inline: too small to be worth a thread, or not the main thread (signals reach only that one).
         if not split and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
             res, sol = run_chunk(self.problem, paths, first, todo, state.bound, budget, self.stop.flag)
-            rows.put(todo[: len(res)], res, sol)
+            rows.put(todo[: len(res)], res, sol, "main", started, time.monotonic())
             done = True
         else:
             backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows)

@@ -1,0 +1,247 @@
+#!/usr/bin/env python
+"""Replay IDA* traces for 1 to 1024 workers: predicted wall time, speed-up, node overhead.
+
+A trace (`solver solve BOARD --trace FILE`, or `scripts/bench_korf24.py ... --trace-dir DIR`)
+records every chunk of frontier subtrees the workers searched: nodes and seconds. This
+script replays the same work under a scheduler for P workers and prints, per P, the
+predicted wall time, the speed-up over its own P = 1, the nodes expanded against the
+serial search's, and the share of worker time lost idle at the barrier between
+iterations.
+
+    python scripts/simulate_scaling.py traces/line37.jsonl traces/line28.jsonl
+    python scripts/simulate_scaling.py traces/*.jsonl --scheduler dask --latency 0.02
+    python scripts/simulate_scaling.py traces/line37.jsonl --workers 1 2 --compare 1.0 2.0
+
+Model (what is measured, what is estimated):
+- Each subtree's seconds are its chunk's measured duration shared out by expanded nodes.
+  Iterations that were not split (searched from the root) take their measured time on one
+  worker whatever P is, as the driver does.
+- The solving iteration: a trace has the found subtree's nodes and seconds up to the
+  solution, and the subtrees searched before it. Subtrees the traced run never finished
+  are estimated: their nodes in the last complete iteration times the growth of the
+  subtrees it did finish, at the iteration's mean seconds per node.
+- Schedulers:
+  `threads` (today's ThreadBackend): the queue in search order (biggest of the last
+  iteration first, solver.search.subtree_order), each idle worker pulls a chunk
+  (solver.search.parallel.chunk_size); the first solution stops everyone at once; a
+  barrier ends each iteration.
+  `dask` (today's DaskBackend): chunks of len // (P * 16) subtrees submitted in order,
+  each costing --latency seconds more; otherwise as threads.
+  `split` (a model of issue 26's work splitting, NOT what the solver does today): a
+  subtree longer than --piece seconds is searched as pieces of at most --piece seconds
+  in search order, each extra piece costing --split-cost; the solution is found in the
+  piece that holds its place in the subtree.
+- --contention A slows every worker by 1 + A (P - 1) (shared memory bandwidth and caches;
+  0: ideal). A = 0.05 fits the 16-core figures of issue 26 (a complete iteration ran 4.9x
+  faster with 8x the threads).
+"""
+from __future__ import annotations
+
+import argparse
+import heapq
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver.search.parallel import chunk_size  # noqa: E402 (the driver's own chunking)
+from solver.search.subtree_order import search_order  # noqa: E402
+from solver.trace import read_trace  # noqa: E402
+
+FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
+DASK_TASKS_PER_WORKER = 16  # solver.cluster.TASKS_PER_WORKER
+
+
+@dataclass
+class Iteration:
+    bound: int
+    split: bool
+    seconds: np.ndarray  # per subtree, in frontier order (estimated where not measured)
+    nodes: np.ndarray
+    order: np.ndarray  # frontier indices in the order the driver searches them
+    found: int = -1  # frontier index of the subtree holding the solution (solving iteration)
+    estimated: int = 0  # subtrees whose figures are estimates
+
+    @property
+    def serial_nodes(self) -> int:
+        """Nodes one worker expands: all of them, or up to the solution in search order."""
+        if self.found < 0:
+            return int(self.nodes.sum())
+        at = int(np.flatnonzero(self.order == self.found)[0])
+        return int(self.nodes[self.order[:at]].sum() + self.nodes[self.found])
+
+
+def load(path: str) -> tuple[dict, list[Iteration]]:
+    """A trace's header and its iterations, ready to replay."""
+    recs = read_trace(path)
+    header = recs[0]
+    if "trace" not in header:
+        raise SystemExit(f"{path}: not a trace (no header)")
+    n = int(header["frontier"])
+    its: list[Iteration] = []
+    last_sizes = None
+    current = None
+    for r in recs[1:]:  # (a resumed search's trace starts mid-way: its first iteration is partial)
+        if "started" in r:
+            current = {"bound": r["started"], "subtrees": r["subtrees"], "chunks": []}
+        elif "chunk" in r and current is not None:
+            current["chunks"].append(r)
+        elif "iteration" in r and current is not None:
+            it = _iteration(current, n, last_sizes)
+            its.append(it)
+            if it.split and it.found < 0:
+                last_sizes = it.nodes.copy()
+            current = None
+    if current is not None and current["chunks"]:  # the solving iteration (no "iteration" line if stopped)
+        its.append(_iteration(current, n, last_sizes))
+    return header, its
+
+
+def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
+    split = rec["subtrees"] > 1
+    m = n if split else 1
+    nodes = np.zeros(m, dtype=np.int64)
+    secs = np.zeros(m)
+    known = np.zeros(m, dtype=bool)
+    complete = np.zeros(m, dtype=bool)  # searched to the end (what the growth is measured on)
+    found = -1
+    for c in rec["chunks"]:
+        e = np.array(c["expanded"], dtype=np.int64)
+        dt = max(0.0, c["end"] - c["start"])
+        share = e / e.sum() if e.sum() > 0 else np.full(e.size, 1.0 / e.size)
+        for i, st, ei, s in zip(c["chunk"], c["status"], e, share * dt):
+            if st in (SEARCHED, SKIPPED, FOUND):
+                nodes[i], secs[i], known[i] = ei, s, True
+                complete[i] = st != FOUND
+                if st == FOUND:
+                    found = i
+            else:  # stopped part-way: a lower bound, replaced by the estimate below if larger
+                nodes[i], secs[i] = max(nodes[i], ei), max(secs[i], s)
+    estimated = 0
+    if split and not known.all():
+        rate = secs[known].sum() / max(1, nodes[known].sum())
+        base = last_sizes if last_sizes is not None else np.full(m, nodes[complete].mean() if complete.any() else 1.0)
+        grow = nodes[complete].sum() / max(1, base[complete].sum()) if complete.any() else 1.0
+        est = np.maximum(nodes[~known], (base[~known] * grow).astype(np.int64))
+        nodes[~known] = est
+        secs[~known] = est * rate
+        estimated = int((~known).sum())
+    order = search_order(np.arange(m), last_sizes) if split else np.zeros(1, dtype=np.int64)
+    return Iteration(rec["bound"], split, secs, nodes, order, found, estimated)
+
+
+def units(it: Iteration, scheduler: str, secs: np.ndarray, piece: float, split_cost: float) -> list[tuple]:
+    """The work units of a split iteration in queue order: (seconds, nodes, seconds into the
+    unit at which the solution is found, or -1). A found subtree's figures end at its
+    solution, so the solution lies at the end of its last unit."""
+    out = []
+    for i in it.order:
+        s, e = float(secs[i]), int(it.nodes[i])
+        k = int(np.ceil(s / piece)) if scheduler == "split" and s > piece else 1
+        for j in range(k):
+            extra = split_cost if j else 0.0
+            sol = s / k + extra if i == it.found and j == k - 1 else -1.0
+            out.append((s / k + extra, e // k + (e % k if j == 0 else 0), sol))
+    return out
+
+
+def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[float, int, float]:
+    """(wall seconds, nodes expanded, idle worker-seconds) of one iteration on P workers."""
+    if not it.split:
+        return float(it.seconds[0]) * slow, int(it.nodes[0]), 0.0
+    work = units(it, scheduler, it.seconds * slow, args.piece, args.split_cost)
+    if scheduler == "dask":  # tasks submitted at once, in order
+        size = max(1, len(work) // (P * DASK_TASKS_PER_WORKER))
+        chunks = [work[i: i + size] for i in range(0, len(work), size)]
+    else:  # the threads' guided self-scheduling; a split piece is taken alone
+        chunks, k = [], 0
+        while k < len(work):
+            c = chunk_size(len(work) - k, P) if scheduler == "threads" else 1
+            chunks.append(work[k: k + c])
+            k += c
+    free = [(0.0, w) for w in range(P)]  # (time the worker is free, worker)
+    solved_at = None
+    started: list[tuple[float, float, int]] = []  # (start, end, nodes) of every unit started
+    for chunk in chunks:
+        t, w = heapq.heappop(free)
+        if solved_at is not None and t >= solved_at:
+            heapq.heappush(free, (t, w))
+            break
+        if scheduler == "dask":
+            t += args.latency
+        for secs, e, sol in chunk:
+            if sol >= 0:
+                started.append((t, t + sol, e))
+                solved_at = t + sol if solved_at is None else min(solved_at, t + sol)
+                t += sol
+                break
+            started.append((t, t + secs, e))
+            t += secs
+        heapq.heappush(free, (t, w))
+    if solved_at is None:
+        wall = max(t for t, _ in free)
+        busy = sum(e - s for s, e, _ in started)
+        return wall, sum(n for _, _, n in started), P * wall - busy
+    nodes = 0  # everyone stops at the solution: what each unit searched by then
+    for s, e, n in started:
+        if s < solved_at:
+            nodes += n if e <= solved_at else int(n * (solved_at - s) / max(e - s, 1e-12))
+    return solved_at, nodes, 0.0
+
+
+def simulate(its: list[Iteration], scheduler: str, P: int, args) -> tuple[float, int, float]:
+    slow = 1.0 + args.contention * (P - 1)
+    wall = nodes = idle = 0.0
+    for it in its:
+        w, n, i = replay(it, scheduler, P, args, slow)
+        wall += w
+        nodes += n
+        idle += i
+    return wall, int(nodes), idle / max(P * wall, 1e-12)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("traces", nargs="+")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
+    ap.add_argument("--scheduler", choices=("threads", "dask", "split"), default="threads")
+    ap.add_argument("--latency", type=float, default=0.01, help="dask: seconds each task costs on top [0.01]")
+    ap.add_argument("--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]")
+    ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
+    ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
+    ap.add_argument("--compare", type=float, nargs="*", default=None,
+                    help="measured wall seconds for each --workers value: print the prediction's error")
+    args = ap.parse_args()
+    loaded = [load(p) for p in args.traces]
+    its = [it for _, t in loaded for it in t]
+    measured = sum(float(it.seconds.sum()) for it in its)
+    serial_nodes = sum(it.serial_nodes for it in its)
+    est = sum(it.estimated for it in its)
+    names = ", ".join(Path(p).stem for p in args.traces)
+    jobs = sorted({h["jobs"] for h, _ in loaded})
+    print(f"# {names}: traced with -j {'/'.join(map(str, jobs))} on {loaded[0][0].get('machine')} "
+          f"(load {loaded[0][0].get('load_average')}); {len(its)} iterations, "
+          f"{serial_nodes:,} nodes serially, {measured:.1f} s of subtree work measured, "
+          f"{est} subtrees of solving iterations estimated")
+    print(f"# scheduler {args.scheduler}, contention {args.contention}"
+          + (f", latency {args.latency} s" if args.scheduler == "dask" else "")
+          + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))
+    print(f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"
+          + ("  measured  error" if args.compare else ""))
+    base = None
+    for k, P in enumerate(args.workers):
+        wall, nodes, idle = simulate(its, args.scheduler, P, args)
+        base = base or (wall if P == 1 else simulate(its, args.scheduler, 1, args)[0])
+        line = (f"{P:>7} {wall:>9.2f} {base / wall:>8.2f} {nodes:>15,} {nodes / serial_nodes:>8.2f} "
+                f"{100 * idle:>11.1f}%")
+        if args.compare and k < len(args.compare):
+            line += f"  {args.compare[k]:>8.2f} {100 * (wall / args.compare[k] - 1):>+6.1f}%"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

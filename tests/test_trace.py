@@ -1,0 +1,136 @@
+"""Traces of real searches, and the scaling simulator that replays them (issue 26, point 5)."""
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import solve
+from solver.api import Control
+from solver.trace import read_trace
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "simulate_scaling.py"
+
+
+def simulator():
+    spec = importlib.util.spec_from_file_location("simulate_scaling", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["simulate_scaling"] = mod  # (its dataclasses look their module up)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def traced(pdb_dir, tmp_path_factory):
+    """Korf #3 with 5-5-5, every iteration split, traced at -j 1 and -j 2."""
+    d = tmp_path_factory.mktemp("traces")
+    board = " ".join(KORF[2][:16])
+    out = {}
+    for jobs in (1, 2):
+        path = d / f"j{jobs}.jsonl"
+        sol = solve(board, goal="blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=jobs,
+                    control=Control(split_nodes=0, trace=path))
+        out[jobs] = (path, sol)
+    return out
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_trace_accounts_for_every_node_and_subtree(traced, jobs):
+    path, sol = traced[jobs]
+    recs = read_trace(path)
+    head = recs[0]
+    assert head["trace"] == 1 and head["jobs"] == jobs and head["frontier"] > 1000
+    its = [r for r in recs if "iteration" in r]
+    assert [(r["iteration"], r["expanded"]) for r in its] == [(i["bound"], i["expanded"]) for i in sol.iterations]
+    for it in its:
+        chunks = [r for r in recs if "chunk" in r and r["bound"] == it["iteration"]]
+        got = sum(e for c in chunks for e, s in zip(c["expanded"], c["status"]) if s in (0, 1, 4))
+        assert got == it["expanded"]
+        assert all(0 <= c["start"] <= c["end"] <= it["t"] for c in chunks)
+        if it is not its[-1]:  # a complete iteration: every subtree exactly once
+            seen = sorted(i for c in chunks for i in c["chunk"])
+            assert seen == list(range(head["frontier"]))
+    last = [s for c in recs if "chunk" in c and c["bound"] == its[-1]["iteration"] for s in c["status"]]
+    assert last.count(0) == 1  # one solution
+    assert {c["worker"] for c in recs if "chunk" in c} <= {f"ida-{i}" for i in range(jobs)} | {"main"}
+
+
+def test_the_simulator_replays_a_one_thread_trace_exactly_at_one_worker(traced):
+    sim = simulator()
+    path, sol = traced[1]
+    _, its = sim.load(str(path))
+    assert sum(it.serial_nodes for it in its) == sol.nodes_expanded
+    args = type("A", (), {"contention": 0.0, "piece": 0.05, "split_cost": 0.0, "latency": 0.0})()
+    wall, nodes, _ = sim.simulate(its, "threads", 1, args)
+    assert nodes == sol.nodes_expanded
+    measured = sum(i["seconds"] for i in sol.iterations)
+    assert 0.5 * measured < wall <= 1.01 * measured  # the chunks' time, less the driver's between them
+
+
+def _synthetic(tmp_path, sizes, found_at=None, found_part=0.5):
+    """A trace of one complete split iteration of the given per-subtree seconds (1 M nodes a
+    second), and, with found_at, a solving iteration with the solution found_part of the way
+    into subtree found_at (in search order, biggest first)."""
+    n = len(sizes)
+    recs = [{"trace": 1, "jobs": 1, "frontier": n, "machine": "test", "load_average": None}]
+    t = 0.0
+
+    def chunk(i, secs, status, bound):
+        nonlocal t
+        rec = {"chunk": [i], "bound": bound, "worker": "ida-0", "start": t, "end": t + secs, "status": [status],
+               "expanded": [int(secs * 1e6)], "generated": [0], "goal_depth": [-1]}
+        t += secs
+        return rec
+
+    recs.append({"started": 10, "subtrees": n, "t": 0.0})
+    recs += [chunk(i, s, 1, 10) for i, s in enumerate(sizes)]
+    recs.append({"iteration": 10, "expanded": int(sum(sizes) * 1e6), "generated": 0, "seconds": t,
+                 "subtrees": n, "next_f": 12, "t": t})
+    if found_at is not None:
+        order = np.argsort(-np.array(sizes), kind="stable")
+        recs.append({"started": 12, "subtrees": n, "t": t})
+        for k, i in enumerate(order):
+            if k < found_at:
+                recs.append(chunk(int(i), 2 * sizes[i], 1, 12))
+            else:
+                recs.append(chunk(int(i), 2 * sizes[i] * found_part, 0, 12))
+                break
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def run(path, *args):
+    r = subprocess.run([sys.executable, str(SCRIPT), str(path), *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = [ln.split() for ln in r.stdout.splitlines() if not ln.startswith("#")][1:]
+    return {int(x[0]): (float(x[1]), int(x[3].replace(",", ""))) for x in rows}
+
+
+def test_equal_subtrees_scale_linearly_and_the_last_chunk_limits(tmp_path):
+    path = _synthetic(tmp_path, [1.0] * 64)
+    got = run(path, "--workers", "1", "2", "4", "64", "128")
+    assert got[1][0] == pytest.approx(64.0)
+    assert got[2][0] == pytest.approx(32.0) and got[4][0] == pytest.approx(16.0)
+    assert got[64][0] == pytest.approx(1.0) and got[128][0] == pytest.approx(1.0)  # no subtree is split
+    assert all(n == 64_000_000 for _, n in got.values())
+
+
+def test_a_solution_deep_in_a_big_subtree_limits_threads_and_splitting_helps(tmp_path):
+    """The big subtree (8 s; 16 s at the next bound, the solution half-way into it) is one
+    worker's alone under today's threads, in the complete iteration and in the solving one,
+    while the others search subtrees the serial order never reaches. The split model cuts
+    it into pieces of 0.5 s."""
+    sizes = [8.0] + [0.5] * 64
+    path = _synthetic(tmp_path, sizes, found_at=0, found_part=0.5)
+    threads = run(path, "--workers", "1", "16")
+    assert threads[1] == (pytest.approx(40.0 + 8.0), 48_000_000)  # then 8 s into the biggest subtree
+    assert threads[16][0] == pytest.approx(8.0 + 8.0)  # the big subtree, twice
+    assert threads[16][1] == 48_000_000 + 64 * 500_000  # the 64 others searched in vain at bound 12
+    split = run(path, "--workers", "1", "16", "--scheduler", "split", "--piece", "0.5", "--split-cost", "0")
+    assert split[1][0] == pytest.approx(48.0)
+    assert split[16][0] == pytest.approx(40.0 / 16 + 8.0 / 16)
