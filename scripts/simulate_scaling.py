@@ -23,8 +23,9 @@ Model (what is measured, what is estimated):
 - Schedulers:
   `threads` (today's ThreadBackend): the queue in search order (biggest of the last
   iteration first, solver.search.subtree_order), each idle worker pulls a chunk
-  (solver.search.parallel.chunk_size); the first solution stops everyone at once; a
-  barrier ends each iteration.
+  (solver.search.work_queue: sized by the subtrees' last sizes; --count-chunks: by
+  count alone, as before); the first solution stops everyone at once; a barrier ends
+  each iteration.
   `dask` (today's DaskBackend): chunks of len // (P * 16) subtrees submitted in order,
   each costing --latency seconds more; otherwise as threads.
   `split` (a model of issue 26's work splitting, NOT what the solver does today): a
@@ -47,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.search.parallel import chunk_size  # noqa: E402 (the driver's own chunking)
+from solver.search.work_queue import WorkQueue  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
 
@@ -62,8 +63,11 @@ class Iteration:
     seconds: np.ndarray  # per subtree, in frontier order (estimated where not measured)
     nodes: np.ndarray
     order: np.ndarray  # frontier indices in the order the driver searches them
+    weights: np.ndarray | None  # per subtree: its nodes in the last complete split iteration
     found: int = -1  # frontier index of the subtree holding the solution (solving iteration)
     estimated: int = 0  # subtrees whose figures are estimates
+    span: float = 0.0  # the traced run: first chunk's start to last chunk's end
+    busy: float = 0.0  # the traced run: worker-seconds in kernel calls
 
     @property
     def serial_nodes(self) -> int:
@@ -91,6 +95,8 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
             current["chunks"].append(r)
         elif "iteration" in r and current is not None:
             it = _iteration(current, n, last_sizes)
+            it.span = max(c["end"] for c in current["chunks"]) - min(c["start"] for c in current["chunks"])
+            it.busy = sum(c["end"] - c["start"] for c in current["chunks"])
             its.append(it)
             if it.split and it.found < 0:
                 last_sizes = it.nodes.copy()
@@ -130,7 +136,7 @@ def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
         secs[~known] = est * rate
         estimated = int((~known).sum())
     order = search_order(np.arange(m), last_sizes) if split else np.zeros(1, dtype=np.int64)
-    return Iteration(rec["bound"], split, secs, nodes, order, found, estimated)
+    return Iteration(rec["bound"], split, secs, nodes, order, last_sizes if split else None, found, estimated)
 
 
 def units(it: Iteration, scheduler: str, secs: np.ndarray, piece: float, split_cost: float) -> list[tuple]:
@@ -156,12 +162,14 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
     if scheduler == "dask":  # tasks submitted at once, in order
         size = max(1, len(work) // (P * DASK_TASKS_PER_WORKER))
         chunks = [work[i: i + size] for i in range(0, len(work), size)]
-    else:  # the threads' guided self-scheduling; a split piece is taken alone
-        chunks, k = [], 0
-        while k < len(work):
-            c = chunk_size(len(work) - k, P) if scheduler == "threads" else 1
-            chunks.append(work[k: k + c])
-            k += c
+    elif scheduler == "split":  # a piece is taken alone
+        chunks = [[u] for u in work]
+    else:  # the threads' queue
+        weights = None if it.weights is None or args.count_chunks else it.weights[it.order]
+        queue = WorkQueue(np.arange(len(work)), weights, P)
+        chunks = []
+        while len(queue):
+            chunks.append([work[i] for i in queue.take()])
     free = [(0.0, w) for w in range(P)]  # (time the worker is free, worker)
     solved_at = None
     started: list[tuple[float, float, int]] = []  # (start, end, nodes) of every unit started
@@ -212,21 +220,27 @@ def main() -> int:
     ap.add_argument("--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]")
     ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
     ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
+    ap.add_argument("--count-chunks", action="store_true",
+                    help="threads: chunks by count alone (the scheduler before chunks were sized by work)")
     ap.add_argument("--compare", type=float, nargs="*", default=None,
                     help="measured wall seconds for each --workers value: print the prediction's error")
     args = ap.parse_args()
     loaded = [load(p) for p in args.traces]
     its = [it for _, t in loaded for it in t]
-    measured = sum(float(it.seconds.sum()) for it in its)
     serial_nodes = sum(it.serial_nodes for it in its)
     est = sum(it.estimated for it in its)
     names = ", ".join(Path(p).stem for p in args.traces)
+    spans = [(h["jobs"], it) for h, t in loaded for it in t if it.split and it.found < 0]
+    worker_time = sum(j * it.span for j, it in spans)
+    barrier = 1 - sum(it.busy for _, it in spans) / worker_time if worker_time else 0.0
     jobs = sorted({h["jobs"] for h, _ in loaded})
     print(f"# {names}: traced with -j {'/'.join(map(str, jobs))} on {loaded[0][0].get('machine')} "
           f"(load {loaded[0][0].get('load_average')}); {len(its)} iterations, "
-          f"{serial_nodes:,} nodes serially, {measured:.1f} s of subtree work measured, "
-          f"{est} subtrees of solving iterations estimated")
-    print(f"# scheduler {args.scheduler}, contention {args.contention}"
+          f"{serial_nodes:,} nodes serially, "
+          f"{est} subtrees of solving iterations estimated; in the traced run, workers were idle "
+          f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver)")
+    print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}, "
+          f"contention {args.contention}"
           + (f", latency {args.latency} s" if args.scheduler == "dask" else "")
           + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))
     print(f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"

@@ -157,7 +157,8 @@ class DaskBackend:
         self.collector: threading.Thread | None = None
         self.error: BaseException | None = None
 
-    def start(self, problem, paths, first, indices, bound, budget, stop: StopFlag, rows: Rows) -> None:
+    def start(self, problem, paths, first, indices, bound, budget, stop: StopFlag, rows: Rows,
+              weights: np.ndarray | None = None) -> None:
         distributed = _require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
         size = max(1, len(indices) // (self.jobs * TASKS_PER_WORKER))

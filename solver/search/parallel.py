@@ -30,6 +30,7 @@ from patterndb.movefsm import MoveMachine
 from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
 from .subtree_order import search_order
+from .work_queue import WorkQueue
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
@@ -174,13 +175,14 @@ class Rows:
 
 
 class Backend(Protocol):
-    """Runs the subtrees of one split iteration (paths is the Problem's frontier); start returns
-    at once and works in the background."""
+    """Runs the subtrees of one split iteration (paths is the Problem's frontier; indices in
+    search order, weights their expected work or None); start returns at once and works in
+    the background."""
 
     jobs: int
 
     def start(self, problem: Problem, paths: np.ndarray, first: np.ndarray, indices: np.ndarray,
-              bound: int, budget: int, stop: StopFlag, rows: Rows) -> None: ...
+              bound: int, budget: int, stop: StopFlag, rows: Rows, weights: np.ndarray | None = None) -> None: ...
     def wait(self, timeout: float) -> bool: ...
     def close(self) -> None: ...
 
@@ -196,11 +198,6 @@ def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.
     return results[:k], solution
 
 
-def chunk_size(remaining: int, jobs: int) -> int:
-    """Guided self-scheduling: big chunks while there is much left, single subtrees at the end."""
-    return max(1, min(16, remaining // (4 * jobs)))
-
-
 class ThreadBackend:
     """Worker threads in this process sharing one copy of the tables (the kernels release the GIL)."""
 
@@ -209,8 +206,8 @@ class ThreadBackend:
         self.threads: list[threading.Thread] = []
         self.error: BaseException | None = None
 
-    def start(self, problem, paths, first, indices, bound, budget, stop, rows) -> None:
-        queue = list(indices[::-1])
+    def start(self, problem, paths, first, indices, bound, budget, stop, rows, weights=None) -> None:
+        queue = WorkQueue(indices, weights, self.jobs)
         lock = threading.Lock()
         spent = [0]
         self.error = None
@@ -225,10 +222,9 @@ class ThreadBackend:
         def pull() -> None:
             while stop.flag[0] == 0:
                 with lock:
-                    if not queue:
+                    chunk = queue.take()
+                    if chunk.size == 0:
                         return
-                    chunk = np.array([queue.pop() for _ in range(min(chunk_size(len(queue), self.jobs), len(queue)))],
-                                     dtype=np.int64)
                     left = budget - spent[0] if budget > 0 else 0
                 if budget > 0 and left <= 0:
                     rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64))
@@ -319,7 +315,8 @@ class Driver:
             rows.put(todo[: len(res)], res, sol, "main", started, time.monotonic())
             done = True
         else:
-            backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows)
+            weights = state.last_sizes[todo] if split and state.last_sizes is not None else None
+            backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows, weights)
             done = False
         path: list[int] = []
         limit = False
