@@ -22,10 +22,11 @@ Model (what is measured, what is estimated):
   subtrees it did finish, at the iteration's mean seconds per node.
 - Schedulers:
   `threads` (today's ThreadBackend): the queue in search order (biggest of the last
-  iteration first, solver.search.subtree_order), each idle worker pulls a chunk
-  (solver.search.work_queue: sized by the subtrees' last sizes; --count-chunks: by
-  count alone, as before); the first solution stops everyone at once; a barrier ends
-  each iteration.
+  iteration first, solver.search.subtree_order), the biggest subtrees cut into pieces
+  (solver.search.pieces; modelled as equal pieces; --no-cut: none), each idle worker
+  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes;
+  --count-chunks: by count alone, as before); the first solution stops everyone at
+  once; a barrier ends each iteration.
   `dask` (today's DaskBackend): chunks of len // (P * 16) subtrees submitted in order,
   each costing --latency seconds more; otherwise as threads.
   `split` (a model of issue 26's work splitting, NOT what the solver does today): a
@@ -48,6 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from solver.search.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
 from solver.search.work_queue import WorkQueue  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
@@ -113,19 +115,23 @@ def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
     secs = np.zeros(m)
     known = np.zeros(m, dtype=bool)
     complete = np.zeros(m, dtype=bool)  # searched to the end (what the growth is measured on)
+    seen = np.zeros(m, dtype=bool)
     found = -1
     for c in rec["chunks"]:
         e = np.array(c["expanded"], dtype=np.int64)
         dt = max(0.0, c["end"] - c["start"])
         share = e / e.sum() if e.sum() > 0 else np.full(e.size, 1.0 / e.size)
         for i, st, ei, s in zip(c["chunk"], c["status"], e, share * dt):
+            nodes[i] += ei  # (a subtree searched as pieces: their sum)
+            secs[i] += s
             if st in (SEARCHED, SKIPPED, FOUND):
-                nodes[i], secs[i], known[i] = ei, s, True
-                complete[i] = st != FOUND
+                known[i] = True
+                complete[i] = st != FOUND and (complete[i] or not seen[i])
                 if st == FOUND:
                     found = i
             else:  # stopped part-way: a lower bound, replaced by the estimate below if larger
-                nodes[i], secs[i] = max(nodes[i], ei), max(secs[i], s)
+                complete[i] = False
+            seen[i] = True
     estimated = 0
     if split and not known.all():
         rate = secs[known].sum() / max(1, nodes[known].sum())
@@ -139,33 +145,41 @@ def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
     return Iteration(rec["bound"], split, secs, nodes, order, last_sizes if split else None, found, estimated)
 
 
-def units(it: Iteration, scheduler: str, secs: np.ndarray, piece: float, split_cost: float) -> list[tuple]:
-    """The work units of a split iteration in queue order: (seconds, nodes, seconds into the
-    unit at which the solution is found, or -1). A found subtree's figures end at its
+def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tuple[list[tuple], np.ndarray | None]:
+    """The work units of a split iteration in queue order, (seconds, nodes, seconds into the
+    unit at which the solution is found, or -1), and their expected work (for the queue's
+    chunks; None where unknown). A subtree cut into k pieces is k units of 1/k of it each
+    (the driver's pieces are unequal: a model). A found subtree's figures end at its
     solution, so the solution lies at the end of its last unit."""
-    out = []
+    out, weights = [], []
+    w = it.weights
+    target = max(1.0, float(w[it.order].sum()) / (SHARE * P)) if w is not None else 0.0
     for i in it.order:
         s, e = float(secs[i]), int(it.nodes[i])
-        k = int(np.ceil(s / piece)) if scheduler == "split" and s > piece else 1
+        k = 1
+        if scheduler == "split" and s > args.piece:
+            k = int(np.ceil(s / args.piece))
+        elif scheduler == "threads" and not args.no_cut and w is not None and P > 1 and w[i] > target:
+            k = int(min(MAX_PIECES, np.ceil(w[i] / target)))
         for j in range(k):
-            extra = split_cost if j else 0.0
+            extra = args.split_cost if j else 0.0
             sol = s / k + extra if i == it.found and j == k - 1 else -1.0
             out.append((s / k + extra, e // k + (e % k if j == 0 else 0), sol))
-    return out
+            weights.append(0.0 if w is None else w[i] / k)
+    return out, None if w is None or args.count_chunks else np.array(weights)
 
 
 def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[float, int, float]:
     """(wall seconds, nodes expanded, idle worker-seconds) of one iteration on P workers."""
     if not it.split:
         return float(it.seconds[0]) * slow, int(it.nodes[0]), 0.0
-    work = units(it, scheduler, it.seconds * slow, args.piece, args.split_cost)
+    work, weights = units(it, scheduler, P, args, it.seconds * slow)
     if scheduler == "dask":  # tasks submitted at once, in order
         size = max(1, len(work) // (P * DASK_TASKS_PER_WORKER))
         chunks = [work[i: i + size] for i in range(0, len(work), size)]
     elif scheduler == "split":  # a piece is taken alone
         chunks = [[u] for u in work]
     else:  # the threads' queue
-        weights = None if it.weights is None or args.count_chunks else it.weights[it.order]
         queue = WorkQueue(np.arange(len(work)), weights, P)
         chunks = []
         while len(queue):
@@ -222,6 +236,7 @@ def main() -> int:
     ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
     ap.add_argument("--count-chunks", action="store_true",
                     help="threads: chunks by count alone (the scheduler before chunks were sized by work)")
+    ap.add_argument("--no-cut", action="store_true", help="threads: no subtree cut into pieces (as before pieces.py)")
     ap.add_argument("--compare", type=float, nargs="*", default=None,
                     help="measured wall seconds for each --workers value: print the prediction's error")
     args = ap.parse_args()
@@ -239,7 +254,8 @@ def main() -> int:
           f"{serial_nodes:,} nodes serially, "
           f"{est} subtrees of solving iterations estimated; in the traced run, workers were idle "
           f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver)")
-    print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}, "
+    print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}"
+          f"{' (no pieces)' if args.no_cut else ''}, "
           f"contention {args.contention}"
           + (f", latency {args.latency} s" if args.scheduler == "dask" else "")
           + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))

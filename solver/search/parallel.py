@@ -29,6 +29,7 @@ from patterndb.movefsm import MoveMachine
 
 from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
+from .pieces import Tally, cut, uncut
 from .subtree_order import search_order
 from .work_queue import WorkQueue
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
@@ -201,6 +202,8 @@ def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.
 class ThreadBackend:
     """Worker threads in this process sharing one copy of the tables (the kernels release the GIL)."""
 
+    cuts = True  # searches any paths it is given (pieces.py), not only the frontier's
+
     def __init__(self, jobs: int) -> None:
         self.jobs = max(1, jobs)
         self.threads: list[threading.Thread] = []
@@ -298,29 +301,38 @@ class Driver:
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
         split = state.done is not None
-        paths, first = self.frontier() if split else self.root
+        base_paths, base_first = self.frontier() if split else self.root
+        subtrees = len(base_paths)
         todo = search_order(np.flatnonzero(~state.done), state.last_sizes) if split else np.zeros(1, dtype=np.int64)
         if split and state.sizes is None:
             state.sizes = np.zeros(len(state.done), dtype=np.int64)
+        if split and getattr(self.backend, "cuts", False):  # (a Dask worker searches its own frontier's paths)
+            pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state, base_paths,
+                         base_first, todo, state.last_sizes, self.backend.jobs)
+        else:
+            pieces = uncut(base_paths, base_first, todo,
+                           state.last_sizes[todo] if split and state.last_sizes is not None else None)
+        paths, first, order = pieces.paths, pieces.first, pieces.order
+        tally = Tally(pieces, subtrees)
         if self.listener:
-            self.listener.iteration_started(state.bound, len(paths), estimate if state.iterations else None)
+            self.listener.iteration_started(state.bound, subtrees, estimate if state.iterations else None)
         started = time.monotonic()
         budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
         self.stop.flag[0] = 1 if self.stop.requested else 0
-        rows = Rows(self.record)
+        record = self.record
+        rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
         backend = self.backend if split else self.local
         # Inline: too small to be worth a thread, or not the main thread (signals reach only that one).
         if not split and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
-            res, sol = run_chunk(self.problem, paths, first, todo, state.bound, budget, self.stop.flag)
-            rows.put(todo[: len(res)], res, sol, "main", started, time.monotonic())
+            res, sol = run_chunk(self.problem, paths, first, order, state.bound, budget, self.stop.flag)
+            rows.put(order[: len(res)], res, sol, "main", started, time.monotonic())
             done = True
         else:
-            weights = state.last_sizes[todo] if split and state.last_sizes is not None else None
-            backend.start(self.problem, paths, first, todo, state.bound, budget, self.stop, rows, weights)
+            backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows, pieces.weights)
             done = False
         path: list[int] = []
         limit = False
-        finished = 0  # subtrees searched to the end in this run
+        finished = 0  # pieces searched to the end in this run
         while True:
             if not done:
                 done = backend.wait(TICK)
@@ -333,12 +345,14 @@ class Driver:
                         state.unfinished_generated += int(r[GENERATED])
                         continue
                     finished += 1
-                    state.expanded += int(r[EXPANDED])
-                    state.generated += int(r[GENERATED])
-                    state.next_f = min(state.next_f, int(r[NEXT_F]))
-                    if split:
-                        state.done[i] = True
-                        state.sizes[i] = r[EXPANDED]
+                    b = int(pieces.base[i])
+                    if tally.add(b, int(r[EXPANDED]), int(r[GENERATED]), int(r[NEXT_F])):  # the subtree is done
+                        state.expanded += int(tally.expanded[b])
+                        state.generated += int(tally.generated[b])
+                        state.next_f = min(state.next_f, int(tally.next_f[b]))
+                        if split:
+                            state.done[b] = True
+                            state.sizes[b] = tally.expanded[b]
                     if r[STATUS] == FOUND and not path:
                         path = [int(c) for c in sol[: r[GOAL_DEPTH] + 1]]
             if limit or path:
@@ -350,11 +364,21 @@ class Driver:
                 self.stop.request("timeout")
             if done:
                 break
+        # Subtrees with only some pieces finished: part of the solving iteration's count, or
+        # searched again on a resume.
+        expanded, generated, next_f = tally.partial()
+        if path:
+            state.expanded += expanded
+            state.generated += generated
+            state.next_f = min(state.next_f, next_f)
+        else:
+            state.unfinished_expanded += expanded
+            state.unfinished_generated += generated
         backend.close()
         state.seconds = elapsed
-        complete = finished == len(todo)  # even if a stop came just after the last subtree
+        complete = finished == len(order)  # even if a stop came just after the last subtree
         if path or complete:
-            it = Iteration(state.bound, state.expanded, state.generated, elapsed, len(paths), state.next_f)
+            it = Iteration(state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f)
             state.iterations.append(it)
             state.expanded = state.generated = 0
             state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0

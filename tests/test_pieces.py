@@ -1,0 +1,108 @@
+"""The biggest subtrees cut into pieces (solver.search.pieces): same nodes, exact counts, exact resumes."""
+import json
+
+import numpy as np
+import pytest
+
+from patterndb import Shape
+from patterndb.movefsm import undo_machine
+from solver import solve
+from solver.api import Control
+from solver.search import Driver, StopFlag, ThreadBackend
+from solver.search.pieces import MAX_PIECES, SHARE, Tally, cut
+from solver.search.subtrees import frontier
+from solver.solution import SearchStopped
+
+from . import naive
+from .test_parallel import counts, korf, problem
+
+
+def reaches_goal(p, cells):
+    board = p.tiles.copy()
+    for a, b in zip(cells, cells[1:]):
+        assert b in p.nbrs[a]
+        board[a], board[b] = board[b], 0
+    return np.array_equal(board, p.goal)
+
+
+def test_pieces_are_every_allowed_path_below_their_subtree_in_dfs_order():
+    shape = Shape(4, 4)
+    m = undo_machine(shape)
+    nbrs = shape.neighbours
+    blank = 5
+    paths, first = frontier(m.transitions, nbrs, int(m.start[blank]), blank, 50)
+    todo = np.arange(len(paths))[::-1].copy()
+    sizes = np.ones(len(paths), dtype=np.int64)
+    sizes[[3, 10]] = 10**6  # two big subtrees
+    p = cut(m.transitions, nbrs, int(m.start[blank]), paths, first, todo, sizes, jobs=2)
+    rows = [tuple(int(c) for c in r if c >= 0) for r in p.paths]
+    want = []
+    for i, path in enumerate(paths.tolist()):
+        if i in (3, 10):  # every undo-free blank walk extending it, to the pieces' depth
+            d = len(rows[int(np.flatnonzero(p.base == i)[0])]) - 1
+            want += [w for w in naive.blank_paths(4, 4, blank, d) if tuple(w[: len(path)]) == tuple(path)]
+        else:
+            want.append(tuple(path))
+    assert rows == [tuple(w) for w in want]
+    assert np.bincount(p.base).tolist() == [1] * 3 + [np.sum(p.base == 3)] + [1] * 6 + [np.sum(p.base == 10)] + \
+        [1] * (len(paths) - 11)
+    assert np.ceil(1e6 / (sizes.sum() / (SHARE * 2))) <= np.sum(p.base == 3) <= MAX_PIECES * 3
+    # counting depths: where each path leaves the one before (a subtree's first piece: its subtree's)
+    for k in range(1, len(rows)):
+        j = 0
+        while j < min(len(rows[k]), len(rows[k - 1])) and rows[k][j] == rows[k - 1][j]:
+            j += 1
+        assert p.first[k] == j
+    # the order: subtrees in todo's order, each subtree's pieces together in DFS order
+    assert [int(p.base[k]) for k in p.order] == [i for i in todo for _ in range(np.sum(p.base == i))]
+    assert all(np.all(np.diff(p.order[p.base[p.order] == i]) == 1) for i in (3, 10))
+
+
+def test_nothing_is_cut_for_one_worker_or_without_sizes():
+    shape = Shape(3, 3)
+    m = undo_machine(shape)
+    paths, first = frontier(m.transitions, shape.neighbours, int(m.start[0]), 0, 30)
+    todo = np.arange(len(paths))
+    big = np.full(len(paths), 10**6)
+    for sizes, jobs in ((big, 1), (None, 8)):
+        p = cut(m.transitions, shape.neighbours, int(m.start[0]), paths, first, todo, sizes, jobs)
+        assert p.paths is paths and p.base.tolist() == todo.tolist()
+
+
+@pytest.mark.parametrize("jobs", [4, 16])
+def test_cut_searches_count_every_complete_iteration_as_the_serial_one(pdb_dir, jobs):
+    """Many threads on two cores: subtrees bigger than 1/(32 jobs) of an iteration are cut;
+    every complete iteration still expands and generates exactly what the serial search does."""
+    for i in (0, 2, 3):
+        board, want = korf(i)
+        p, _ = problem(board, pattern="5-5-5", data_dir=pdb_dir)
+        serial = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=10**12).run()
+        many = Driver(p, ThreadBackend(jobs), StopFlag(), split_nodes=0).run()
+        assert len(many.path) - 1 == want and reaches_goal(p, many.path)
+        assert counts(many)[:-1] == counts(serial)[:-1] and counts(many)[-1][0] == counts(serial)[-1][0]
+
+
+def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_dir, tmp_path):
+    """A checkpoint keeps a bit per frontier subtree, set only once all its pieces are done: a
+    search stopped with 8 threads resumes with one to the uninterrupted serial counts."""
+    board, want = korf(2)
+    kw = dict(goal="blank-first", pattern="5-5-5", data_dir=pdb_dir)
+    whole = solve(board, **kw, jobs=1, control=Control(split_nodes=0))
+    ck = tmp_path / "k.json"
+    with pytest.raises(SearchStopped):
+        solve(board, **kw, jobs=8, max_nodes=int(whole.nodes_expanded * 0.6),
+              control=Control(split_nodes=0, checkpoint=ck))
+    saved = json.loads(ck.read_text())["state"]
+    assert 0 < saved["subtrees_done"] < saved["subtrees"]
+    resumed = solve(board, **kw, jobs=1, control=Control(split_nodes=0, checkpoint=ck))
+    assert resumed.length == want
+    assert [(i["bound"], i["expanded"], i["generated"]) for i in resumed.iterations[:-1]] == \
+           [(i["bound"], i["expanded"], i["generated"]) for i in whole.iterations[:-1]]
+
+
+def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
+    from solver.search.pieces import Pieces
+    p = Pieces(np.zeros((4, 1), np.int64), np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4), None)
+    t = Tally(p, 3)
+    assert t.add(1, 5, 9, 40) is False and t.partial() == (5, 9, 40)
+    assert t.add(1, 2, 3, 38) is True and t.expanded[1] == 7 and t.next_f[1] == 38 and t.partial()[0] == 0
