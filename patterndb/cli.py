@@ -18,14 +18,14 @@ from .catalog import (build_exact_file, build_pattern_file, check_name, exact_ex
                       map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
-from .errors import TableError
+from .errors import PuzzleError, TableError
 from .frame import Frame
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
 from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named, is_zero_aware, names_per_board,
                        parse_catalog, pattern_tiles)
 from .ranking import num_placements
-from .store import read_attrs, temporaries
+from .store import plain, read_attrs, temporaries
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -202,7 +202,7 @@ def info(file: Path, as_json: bool) -> None:
     """Print every attribute of a table file."""
     attrs = machine_attrs(file) if is_machine_file(file) else read_attrs(file)
     if as_json:
-        click.echo(json.dumps({k: v for k, v in sorted(attrs.items()) if not k.startswith("_")}))
+        click.echo(json.dumps({k: v for k, v in sorted(attrs.items()) if not k.startswith("_")}, default=plain))
         return
     for k in sorted(attrs):
         if not k.startswith("_"):
@@ -229,6 +229,10 @@ def verify(files: tuple[Path, ...]) -> None:
         except TableError as e:
             failed += 1
             click.echo(f"error: {e}", err=True)
+            continue
+        except (PuzzleError, ValueError, KeyError, TypeError, IndexError) as e:  # attributes that do not parse
+            failed += 1
+            click.echo(f"error: {file} has malformed attributes ({e.__class__.__name__}: {e})", err=True)
             continue
         click.echo(f"OK {file}: {int(attrs['entries']):,} entries, crc32 {attrs['checksum_crc32']:08x}, "
                    f"{time.perf_counter() - start:.2f}s")

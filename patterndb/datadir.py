@@ -17,6 +17,12 @@ def default_data_dir() -> Path:
     return Path.home() / ".cache" / "patterndb"
 
 
+def cache_dir() -> Path:
+    """The user's cache for what a read-only data directory cannot keep ($XDG_CACHE_HOME/patterndb)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "patterndb"
+
+
 def resolve_data_dir(data_dir: str | os.PathLike | None) -> Path:
     return Path(data_dir) if data_dir is not None else default_data_dir()
 

@@ -21,6 +21,7 @@ import numpy as np
 from .errors import TableError
 from .geometry import Shape
 from .movefsm import MoveMachine, build, undo_machine
+from .datadir import cache_dir
 from .store import atomic, plain, remember, remembered
 
 FORMAT_VERSION = 1
@@ -166,29 +167,38 @@ def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarr
 
 
 def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:
-    """This shape's machine of this depth: from this process's memory, the data directory, or
-    built now (and saved when the directory is writable; a damaged file is rebuilt)."""
+    """This shape's machine of this depth: from this process's memory, the data directory (or
+    the user's cache, where a read-only data directory made us keep it), or built now and
+    kept in the first of the two that can be written (a damaged file is rebuilt)."""
     if not 2 <= depth <= DEPTH_MAX:
         raise ValueError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     if depth == 2:
         return undo_machine(shape)  # nothing to search for: made in microseconds
-    path = machine_path(data_dir, shape, depth)
-    try:
-        st = path.stat()
+    places = (machine_path(data_dir, shape, depth), machine_path(cache_dir() / "machines", shape, depth))
+    for path in places:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
         key = (path, st.st_mtime_ns, st.st_size)
-        if key not in _memo:
-            _memo[key] = read_machine(path, shape, depth)
-        return _memo[key]
-    except (OSError, TableError) as e:
-        if isinstance(e, TableError):
+        try:
+            if key not in _memo:
+                _memo[key] = read_machine(path, shape, depth)
+            return _memo[key]
+        except TableError as e:
             log(f"{e}")
-    log(f"building the {shape} move-pruning machine of depth {depth} (once; kept in {path.parent})")
+    log(f"building the {shape} move-pruning machine of depth {depth} (once)")
     t0 = time.perf_counter()
     machine = build(shape, depth)
-    try:
-        write_machine(path, shape, machine, time.perf_counter() - t0)
-        st = path.stat()
+    for path in places:
+        try:
+            write_machine(path, shape, machine, time.perf_counter() - t0)
+            st = path.stat()
+        except OSError:
+            continue
         _memo[(path, st.st_mtime_ns, st.st_size)] = machine
-    except OSError:
-        pass  # a read-only data directory: use it without keeping it
+        if path is not places[0]:
+            log(f"kept it in {path.parent}: {places[0].parent} cannot be written")
+        return machine
+    log(f"could not keep it: neither {places[0].parent} nor {places[1].parent} can be written")
     return machine

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import ctypes
 import datetime as _dt
+import hashlib
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .datadir import cache_dir
 from .errors import TableError
 from .exact import histogram, histogram_mean
 from .nibbles import ENCODING, nibble_histogram
@@ -188,11 +190,43 @@ def _stat(path: Path) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
 
 
-def _registry(directory: Path) -> dict[str, Any]:
+def registry_files(directory: Path) -> tuple[Path, Path]:
+    """Where what is known about the tables of directory is kept: beside them, and, for a
+    directory this process cannot write (a shared read-only one), in the user's cache."""
+    directory = Path(directory)
+    key = hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:16]
+    return directory / VERIFIED, cache_dir() / "verified" / f"{key}.json"
+
+
+def _load(file: Path) -> dict[str, Any]:
     try:
-        return json.loads((directory / VERIFIED).read_text())
+        reg = json.loads(file.read_text())
     except (OSError, ValueError):
         return {}
+    return reg if isinstance(reg, dict) else {}
+
+
+def _save(file: Path, reg: dict[str, Any]) -> bool:
+    """Write a registry atomically; False where it cannot be written."""
+    tmp = file.with_name(f"{file.name}{TMP_MARK}{os.getpid()}")
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(reg))
+        os.replace(tmp, file)
+        return True
+    except OSError:
+        return False
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _registry(directory: Path) -> dict[str, Any]:
+    """What is known about directory's files (beside them first, then the user's cache)."""
+    beside, cached = registry_files(directory)
+    return _load(cached) | _load(beside)
 
 
 def remembered(path: Path) -> dict[str, Any] | None:
@@ -209,8 +243,8 @@ def remembered(path: Path) -> dict[str, Any] | None:
 
 
 def remember(path: Path, info: dict[str, Any]) -> None:
-    """Record info (JSON) about path as it is now, once it was checked in full (best effort: a
-    read-only directory records nothing).
+    """Record info (JSON) about path as it is now, once it was checked in full: beside it, or
+    in the user's cache where its directory cannot be written (else nothing).
 
     Not while the file's mtime is under MTIME_SLACK s old: on a file system with coarse
     timestamps a change made within the same tick would keep the fingerprint."""
@@ -218,32 +252,20 @@ def remember(path: Path, info: dict[str, Any]) -> None:
     stat = _stat(path)
     if time.time_ns() - stat[1] < MTIME_SLACK * 1e9:
         return
-    reg = _registry(path.parent)
-    reg[path.name] = {"stat": stat, **info}
-    tmp = path.parent / f"{VERIFIED}{TMP_MARK}{os.getpid()}"
-    try:
-        tmp.write_text(json.dumps(reg))
-        os.replace(tmp, path.parent / VERIFIED)
-    except OSError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
+    for file in registry_files(path.parent):
+        reg = _load(file)
+        reg[path.name] = {"stat": stat, **info}
+        if _save(file, reg):
+            return
 
 
 def forget(path: Path) -> None:
     """Drop what was remembered about path (best effort), so that its next load checks it in full."""
     path = Path(path)
-    reg = _registry(path.parent)
-    if reg.pop(path.name, None) is None:
-        return
-    tmp = path.parent / f"{VERIFIED}{TMP_MARK}{os.getpid()}"
-    try:
-        tmp.write_text(json.dumps(reg))
-        os.replace(tmp, path.parent / VERIFIED)
-    except OSError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
+    for file in registry_files(path.parent):
+        reg = _load(file)
+        if reg.pop(path.name, None) is not None:
+            _save(file, reg)
 
 
 def block_crcs(data: np.ndarray) -> str:

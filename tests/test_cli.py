@@ -288,3 +288,29 @@ def test_pdb_build_also_builds_the_move_pruning_machine(tmp_path):
     assert r.exit_code == 0 and "45,161 states" in r.stdout
     r = CliRunner().invoke(pdb, ["info", str(tmp_path / "moves-4x4-d14.h5")])
     assert "kind: move-fsm" in r.stdout and "depth: 14" in r.stdout
+
+
+def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attributes(tmp_path):
+    """Issue 29: both were tracebacks."""
+    import json
+
+    import h5py
+
+    from patterndb import Frame, Shape, make_goal, store
+    from patterndb.catalog import build_exact_file
+    from patterndb.cli import main as pdb
+    from patterndb.machines import load_or_build
+
+    load_or_build(Shape(3, 3), 6, tmp_path, lambda _: None)
+    machine = next(tmp_path.glob("moves-*.h5"))
+    r = CliRunner().invoke(pdb, ["info", "--json", str(machine)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["depth"] == 6
+    path = build_exact_file(Frame.for_goal(make_goal(Shape(2, 3), "blank-last")), tmp_path)
+    with h5py.File(path, "r+") as f:
+        a = f["table"].attrs
+        a["goal"] = "junk"
+        a["digest_crc32"] = store.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})  # a consistent forgery
+    r = CliRunner().invoke(pdb, ["verify", str(path)])
+    assert r.exit_code == 3 and "Traceback" not in r.output
+    assert r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1, r.stderr

@@ -416,3 +416,48 @@ def test_the_spot_check_costs_well_under_5_ms_per_table(pdb_dir, tmp_path):
         store.spot_check(tmp_path / "x.h5", data, blocks)
         times.append(time.perf_counter() - t)
     assert sorted(times)[10] < 0.005
+
+
+def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, tmp_path, monkeypatch):
+    """Issue 29: a data directory this process cannot write (a shared, read-only one) made every
+    solve rebuild the move-pruning machine and hash every table again. Writes to it fail here
+    as they would on a read-only mount (root may write anywhere, so they are made to fail)."""
+    from patterndb import machines
+    from patterndb.catalog import pattern_path
+    from patterndb.patterns import parse_partition
+    from solver import solve
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    for g in parse_partition("5-5-5", frame):
+        dst = pattern_path(ro, frame, g)
+        dst.write_bytes(pattern_path(pdb_dir, frame, g).read_bytes())
+        _age(dst)
+    real_save, real_write = store._save, machines.write_machine
+
+    def save(file, reg):
+        return False if file.parent == ro else real_save(file, reg)
+
+    def write(path, *a):
+        if path.parent == ro:
+            raise OSError(30, "Read-only file system")
+        return real_write(path, *a)
+
+    monkeypatch.setattr(store, "_save", save)
+    monkeypatch.setattr(machines, "write_machine", write)
+    monkeypatch.setattr(machines, "_memo", {})
+    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves
+    logs = []
+    first = solve(board, "blank-first", pattern="5-5-5", data_dir=ro, prune=8, log=logs.append)
+    assert any(f"kept it in {tmp_path / 'cache' / 'patterndb' / 'machines'}" in m for m in logs), logs
+    assert not list(ro.glob("moves-*")) and not (ro / store.VERIFIED).exists()
+    hashed, built = [], []
+    monkeypatch.setattr(store, "checksum", lambda d: hashed.append(1) or 0)
+    monkeypatch.setattr(machines, "build", lambda *a: built.append(1))
+    monkeypatch.setattr(machines, "_memo", {})
+    logs.clear()
+    again = solve(board, "blank-first", pattern="5-5-5", data_dir=ro, prune=8, log=logs.append)
+    assert again.length == first.length == 57 and again.nodes_expanded == first.nodes_expanded
+    assert hashed == [] and built == [] and logs == []  # nothing hashed or built again

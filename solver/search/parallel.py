@@ -313,7 +313,7 @@ class Driver:
             pieces = uncut(base_paths, base_first, todo,
                            state.last_sizes[todo] if split and state.last_sizes is not None else None)
         paths, first, order = pieces.paths, pieces.first, pieces.order
-        tally = Tally(pieces, subtrees)
+        tally = Tally(pieces, subtrees) if pieces.cut else None
         if self.listener:
             self.listener.iteration_started(state.bound, subtrees, estimate if state.iterations else None)
         started = time.monotonic()
@@ -346,13 +346,16 @@ class Driver:
                         continue
                     finished += 1
                     b = int(pieces.base[i])
-                    if tally.add(b, int(r[EXPANDED]), int(r[GENERATED]), int(r[NEXT_F])):  # the subtree is done
-                        state.expanded += int(tally.expanded[b])
-                        state.generated += int(tally.generated[b])
-                        state.next_f = min(state.next_f, int(tally.next_f[b]))
+                    e, g, f = int(r[EXPANDED]), int(r[GENERATED]), int(r[NEXT_F])
+                    if tally is None or tally.add(b, e, g, f):  # the subtree is done
+                        if tally is not None:
+                            e, g, f = int(tally.expanded[b]), int(tally.generated[b]), int(tally.next_f[b])
+                        state.expanded += e
+                        state.generated += g
+                        state.next_f = min(state.next_f, f)
                         if split:
                             state.done[b] = True
-                            state.sizes[b] = tally.expanded[b]
+                            state.sizes[b] = e
                     if r[STATUS] == FOUND and not path:
                         path = [int(c) for c in sol[: r[GOAL_DEPTH] + 1]]
             if limit or path:
@@ -366,7 +369,7 @@ class Driver:
                 break
         # Subtrees with only some pieces finished: part of the solving iteration's count, or
         # searched again on a resume.
-        expanded, generated, next_f = tally.partial()
+        expanded, generated, next_f = tally.partial() if tally is not None else (0, 0, int(NO_BOUND))
         if path:
             state.expanded += expanded
             state.generated += generated

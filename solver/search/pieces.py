@@ -45,6 +45,7 @@ class Pieces:
     base: np.ndarray
     order: np.ndarray
     weights: np.ndarray | None
+    cut: bool = False  # some subtree is in pieces (else piece i is subtree i)
 
     @property
     def count(self) -> np.ndarray:
@@ -89,7 +90,7 @@ def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first
     counts = np.bincount(base_arr, minlength=len(paths))
     order = np.concatenate([np.arange(starts[i], starts[i] + counts[i]) for i in todo]).astype(np.int64)
     piece_weights = None if weights is None else (last_sizes[base_arr] / counts[base_arr]).astype(np.float64)[order]
-    return Pieces(out, _first(out, first, base_arr, starts), base_arr, order, piece_weights)
+    return Pieces(out, _first(out, first, base_arr, starts), base_arr, order, piece_weights, True)
 
 
 def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, count: int) -> list[np.ndarray]:
