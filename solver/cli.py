@@ -113,6 +113,8 @@ is shorter than its lower bound."""
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the subtrees of big IDA* iterations on Dask: tcp://HOST:PORT of a running scheduler, "
                    "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
+@click.option("--cluster-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
+              metavar="SECONDS", help="How long to try to reach the --scheduler.")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
 @click.option("--max-nodes", type=click.IntRange(min=1, max=2**62), default=None,
@@ -122,8 +124,8 @@ is shorter than its lower bound."""
 @data_dir_option
 @guarded
 def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, prune,
-          jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, quiet, weight, max_nodes, show_boards, as_json,
-          data_dir) -> None:
+          jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, cluster_timeout, quiet, weight, max_nodes,
+          show_boards, as_json, data_dir) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
     Long IDA* searches show a status line on a terminal (one line per
@@ -132,10 +134,14 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         raise click.UsageError("give a BOARD or --file, not both" if board else "give a BOARD or --file")
     if (checkpoint or trace) and batch_file:
         raise click.UsageError("--checkpoint and --trace are for one board, not --file")
+    if scheduler is not None:
+        from .cluster import check_address  # before anything is loaded: a bad address is one line, at once
+
+        check_address(scheduler)
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
                    tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout, prune)
     if batch_file:
-        with _cluster(scheduler) as cluster:
+        with _cluster(scheduler, cluster_timeout) as cluster:
             code = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet, cluster)
         sys.exit(code)
     board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
@@ -153,7 +159,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every, log=_err,
                       trace=trace)
     try:
-        with stop_on_signals(control.stop.request), _cluster(scheduler) as cluster:
+        with stop_on_signals(control.stop.request), _cluster(scheduler, cluster_timeout) as cluster:
             if cluster is not None:
                 control.backend = cluster.backend(plan)
             sol = run(board_obj, plan, control)
@@ -215,7 +221,7 @@ def _warn_if_hopeless(plan, board) -> None:
 
 
 @contextmanager
-def _cluster(scheduler: str | None) -> Iterator:
+def _cluster(scheduler: str | None, timeout: float = 20.0) -> Iterator:
     """The Dask cluster of --scheduler (closed afterwards), or None."""
     if scheduler is None:
         yield None
@@ -223,7 +229,7 @@ def _cluster(scheduler: str | None) -> Iterator:
     from .cluster import Cluster  # Dask is an optional extra: imported only when asked for
 
     _err(f"connecting to Dask at {scheduler} ...")
-    cluster = Cluster(scheduler)
+    cluster = Cluster(scheduler, _err, timeout)
     try:
         yield cluster
     finally:

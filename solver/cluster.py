@@ -21,9 +21,11 @@ queued ones are cancelled.
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -36,6 +38,25 @@ from .search.parallel import Problem, Rows, StopFlag, run_chunk
 from .search.subtrees import FOUND, STATUS
 
 TASKS_PER_WORKER = 16  # chunks per worker thread and iteration: small tasks, good balance
+CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
+SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
+
+
+def check_address(address: str) -> int | None:
+    """N for 'local:N'; None for a scheduler's address; BoardError (one line, at once) for
+    anything else ('garbage', an http:// dashboard address, a missing port)."""
+    from patterndb import BoardError
+
+    if address.startswith("local:"):
+        n = address.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise BoardError(f"--scheduler {address}: give local:N with N >= 1 worker processes")
+        return int(n)
+    if not address.startswith(SCHEMES) or ":" not in address.split("://", 1)[1]:
+        hint = " (that is a web address: the scheduler listens on tcp://HOST:8786)" if address.startswith("http") else ""
+        raise BoardError(f"--scheduler {address!r} is not local:N or a scheduler's address such as "
+                         f"tcp://HOST:8786{hint}")
+    return None
 POLL = 0.02  # seconds between the collector's looks at the stop flag
 
 
@@ -108,23 +129,28 @@ def _worker_name() -> str:
 class Cluster:
     """A connection to a Dask scheduler (or a LocalCluster started here); close() when done."""
 
-    def __init__(self, address: str) -> None:
-        """address: 'local:N' starts a LocalCluster of N single-threaded worker processes; else a scheduler's."""
+    def __init__(self, address: str, log: Callable[[str], None] | None = None, timeout: float = CONNECT_TIMEOUT) -> None:
+        """address: 'local:N' starts a LocalCluster of N single-threaded worker processes; else a
+        scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores."""
+        from patterndb import BoardError
+
+        n = check_address(address)
         distributed = _require_dask()
         self.cluster = None
-        if address.startswith("local:"):
-            try:
-                n = int(address.split(":", 1)[1])
-            except ValueError:
-                n = 0
-            if n < 1:
-                from patterndb import BoardError
-                raise BoardError(f"--scheduler {address}: give local:N with N >= 1 worker processes")
+        if n is not None:
+            cores = os.cpu_count() or 1
+            if n > cores and log is not None:
+                log(f"warning: local:{n} starts {n} worker processes on {cores} cores: they share them, "
+                    "each with its own copy of the kernels")
             self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                                     dashboard_address=None, silence_logs=40)
             self.client = distributed.Client(self.cluster)
-        else:
-            self.client = distributed.Client(address, timeout=30)
+            return
+        try:
+            self.client = distributed.Client(address, timeout=timeout)
+        except (OSError, TimeoutError) as e:
+            raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+                             f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
 
     def backend(self, plan: Plan) -> "DaskBackend":
         """The backend that searches boards of this plan (its frame, its heuristic) on the cluster."""

@@ -95,3 +95,36 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
                                   "--scheduler", "local:2", "--data-dir", str(pdb_dir)])
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards solved" in r.stderr and "all expected lengths met" in r.stderr
+
+
+@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port"])
+def test_a_bad_scheduler_address_is_one_line_at_once(address):
+    """Issue 29: these were tracebacks (some after 30 s)."""
+    import time
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    t = time.monotonic()
+    r = CliRunner().invoke(main, ["solve", "12345678_", "--scheduler", address])
+    assert r.exit_code == 2 and time.monotonic() - t < 5
+    assert r.output.startswith("error:") and len(r.output.splitlines()) == 1, r.output
+
+
+def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
+    import socket
+    import time
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t = time.monotonic()
+    r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
+                                  "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
+    assert r.exit_code == 2 and time.monotonic() - t < 15, r.output
+    assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
