@@ -253,7 +253,9 @@ def main() -> int:
           f"(load {loaded[0][0].get('load_average')}); {len(its)} iterations, "
           f"{serial_nodes:,} nodes serially, "
           f"{est} subtrees of solving iterations estimated; in the traced run, workers were idle "
-          f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver)")
+          f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver); "
+          f"{sum(float(it.seconds[0]) for it in its if not it.split):.2f} s in iterations searched from the root "
+          "(on one worker, whatever P)")
     print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}"
           f"{' (no pieces)' if args.no_cut else ''}, "
           f"contention {args.contention}"

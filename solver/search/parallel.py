@@ -268,7 +268,8 @@ class Driver:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.record = record  # told of every chunk's rows (solver.trace)
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
-        self.root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
         self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
         self._frontier: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -301,17 +302,19 @@ class Driver:
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
         split = state.done is not None
-        base_paths, base_first = self.frontier() if split else self.root
-        subtrees = len(base_paths)
-        todo = search_order(np.flatnonzero(~state.done), state.last_sizes) if split else np.zeros(1, dtype=np.int64)
-        if split and state.sizes is None:
-            state.sizes = np.zeros(len(state.done), dtype=np.int64)
-        if split and getattr(self.backend, "cuts", False):  # (a Dask worker searches its own frontier's paths)
-            pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state, base_paths,
-                         base_first, todo, state.last_sizes, self.backend.jobs)
-        else:
-            pieces = uncut(base_paths, base_first, todo,
-                           state.last_sizes[todo] if split and state.last_sizes is not None else None)
+        pieces = self.root
+        if split:
+            base_paths, base_first = self.frontier()
+            todo = search_order(np.flatnonzero(~state.done), state.last_sizes)
+            if state.sizes is None:
+                state.sizes = np.zeros(len(state.done), dtype=np.int64)
+            if getattr(self.backend, "cuts", False):  # (a Dask worker searches its own frontier's paths)
+                pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
+                             base_paths, base_first, todo, state.last_sizes, self.backend.jobs)
+            else:
+                pieces = uncut(base_paths, base_first, todo,
+                               None if state.last_sizes is None else state.last_sizes[todo])
+        subtrees = len(state.done) if split else 1
         paths, first, order = pieces.paths, pieces.first, pieces.order
         tally = Tally(pieces, subtrees) if pieces.cut else None
         if self.listener:
@@ -345,7 +348,7 @@ class Driver:
                         state.unfinished_generated += int(r[GENERATED])
                         continue
                     finished += 1
-                    b = int(pieces.base[i])
+                    b = int(pieces.base[i]) if tally is not None else int(i)
                     e, g, f = int(r[EXPANDED]), int(r[GENERATED]), int(r[NEXT_F])
                     if tally is None or tally.add(b, e, g, f):  # the subtree is done
                         if tally is not None:
