@@ -87,8 +87,11 @@ def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_que
     assert p.returncode == 130, err
     rows = [ln.split() for ln in (first[1] + out).splitlines()]
     assert rows[0][:3] == ["1", "55", "55"]
-    assert rows[-1][-1] == "INTERRUPTED" and all(r[-1] != "INTERRUPTED" for r in rows[:-1])
-    assert "not started" in err
+    # #2 is interrupted, or (on a loaded machine, where the signal can land between #1's row
+    # and #2's start) never started; either way nothing after it ran
+    stopped = rows[1:]
+    assert len(stopped) <= 1 and all(r[-1] == "INTERRUPTED" for r in stopped), rows
+    assert f"{3 - len(stopped)} boards not started" in err, err
 
 
 def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
