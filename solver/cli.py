@@ -221,7 +221,7 @@ def _warn_if_hopeless(plan, board) -> None:
 
 
 @contextmanager
-def _cluster(scheduler: str | None, timeout: float = 20.0) -> Iterator:
+def _cluster(scheduler: str | None, timeout: float) -> Iterator:
     """The Dask cluster of --scheduler (closed afterwards), or None."""
     if scheduler is None:
         yield None

@@ -39,6 +39,7 @@ from .search.subtrees import FOUND, STATUS
 
 TASKS_PER_WORKER = 16  # chunks per worker thread and iteration: small tasks, good balance
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
+POLL = 0.02  # seconds between the collector's looks at the stop flag
 SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
 
 
@@ -57,7 +58,6 @@ def check_address(address: str) -> int | None:
         raise BoardError(f"--scheduler {address!r} is not local:N or a scheduler's address such as "
                          f"tcp://HOST:8786{hint}")
     return None
-POLL = 0.02  # seconds between the collector's looks at the stop flag
 
 
 def _require_dask():
@@ -129,7 +129,8 @@ def _worker_name() -> str:
 class Cluster:
     """A connection to a Dask scheduler (or a LocalCluster started here); close() when done."""
 
-    def __init__(self, address: str, log: Callable[[str], None] | None = None, timeout: float = CONNECT_TIMEOUT) -> None:
+    def __init__(self, address: str, log: Callable[[str], None] | None = None,
+                 timeout: float = CONNECT_TIMEOUT) -> None:
         """address: 'local:N' starts a LocalCluster of N single-threaded worker processes; else a
         scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores."""
         from patterndb import BoardError

@@ -230,7 +230,9 @@ class ThreadBackend:
                         return
                     left = budget - spent[0] if budget > 0 else 0
                 if budget > 0 and left <= 0:
-                    rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64))
+                    now = time.monotonic()
+                    rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64),
+                             threading.current_thread().name, now, now)
                     return
                 started = time.monotonic()
                 res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
@@ -308,12 +310,9 @@ class Driver:
             todo = search_order(np.flatnonzero(~state.done), state.last_sizes)
             if state.sizes is None:
                 state.sizes = np.zeros(len(state.done), dtype=np.int64)
-            if getattr(self.backend, "cuts", False):  # (a Dask worker searches its own frontier's paths)
-                pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
-                             base_paths, base_first, todo, state.last_sizes, self.backend.jobs)
-            else:
-                pieces = uncut(base_paths, base_first, todo,
-                               None if state.last_sizes is None else state.last_sizes[todo])
+            jobs = self.backend.jobs if getattr(self.backend, "cuts", False) else 1  # (Dask: the frontier's paths)
+            pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
+                         base_paths, base_first, todo, state.last_sizes, jobs)
         subtrees = len(state.done) if split else 1
         paths, first, order = pieces.paths, pieces.first, pieces.order
         tally = Tally(pieces, subtrees) if pieces.cut else None

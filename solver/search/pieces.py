@@ -47,11 +47,6 @@ class Pieces:
     weights: np.ndarray | None
     cut: bool = False  # some subtree is in pieces (else piece i is subtree i)
 
-    @property
-    def count(self) -> np.ndarray:
-        """Pieces per frontier subtree."""
-        return np.bincount(self.base, minlength=int(self.base.max()) + 1)
-
 
 def uncut(paths: np.ndarray, first: np.ndarray, todo: np.ndarray, weights: np.ndarray | None) -> Pieces:
     """Every subtree whole: piece i is frontier subtree i."""
@@ -62,7 +57,8 @@ def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first
         last_sizes: np.ndarray | None, jobs: int) -> Pieces:
     """The pieces of an iteration whose subtrees todo (frontier indices, in search order) are
     to be searched by jobs workers; last_sizes: each subtree's nodes in the last complete
-    split iteration (None: nothing is known, nothing is cut)."""
+    split iteration (None: nothing is known, nothing is cut). jobs 1 (or a backend that
+    searches only the frontier's own paths): nothing is cut."""
     weights = None if last_sizes is None else last_sizes[todo].astype(np.float64)
     if last_sizes is None or jobs <= 1:
         return uncut(paths, first, todo, weights)
