@@ -23,7 +23,7 @@ from .nibbles import unpack as unpack_kernel
 from .nibbles import entry as nibble_entry
 from .store import is_zero_aware as store_zero_aware
 from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
-from . import zeroaware
+from . import proof, zeroaware
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
 
@@ -112,6 +112,8 @@ def _write_exact(frame: Frame, path: Path, progress: bool) -> None:
         "mean": histogram_mean(hist),
         "build_seconds": float(seconds),
     }
+    if table.size <= proof.CHECK_AT_BUILD:  # (cheap: 3x3 in well under a second; larger ones: pdb verify --full)
+        proof.prove_exact(path, table, attrs)
     write_table(path, table, attrs)
 
 
@@ -248,6 +250,13 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
 
 
 def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool, packed: bool) -> None:
+    write_table(path, *pattern_data(frame, tiles, progress, packed))
+
+
+def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
+                 packed: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
+    """(data, attributes) of one group's table, built in memory: what build_pattern_file
+    writes, and what `pdb verify --full` compares a file with (patterndb.proof)."""
     n, placed = frame.shape.n, pattern_tiles(tiles)
     goal_cells = frame.canonical_goal.positions()[list(placed)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
@@ -271,9 +280,8 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
         "build_seconds": float(seconds),
     }
     if zero:
-        write_table(path, *_zero_aware_form(table, deltas, attrs))
-        return
-    write_table(path, *(packed_form(table, attrs) if packed else (table, attrs | {"encoding": "byte"})))
+        return _zero_aware_form(table, deltas, attrs)
+    return packed_form(table, attrs) if packed else (table, attrs | {"encoding": "byte"})
 
 
 def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
