@@ -114,7 +114,7 @@ is shorter than its lower bound."""
               help="Run the subtrees of big IDA* iterations on Dask: tcp://HOST:PORT of a running scheduler, "
                    "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
 @click.option("--cluster-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
-              metavar="SECONDS", help="How long to try to reach the --scheduler.")
+              metavar="SECONDS", help="How long to try to reach the --scheduler, and to wait for its first worker.")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
 @click.option("--max-nodes", type=click.IntRange(min=1, max=2**62), default=None,

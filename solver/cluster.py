@@ -41,6 +41,9 @@ TASKS_PER_WORKER = 16  # chunks per worker thread and iteration: small tasks, go
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.02  # seconds between the collector's looks at the stop flag
 SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
+PROBE_SECONDS = 5.0  # how long a scheduler may take to greet a new connection
+MAX_GREETING = 1 << 20  # bytes: a scheduler's handshake is a few hundred
+WAIT_NOTICE = 3.0  # seconds without workers before saying so
 
 
 def check_address(address: str) -> int | None:
@@ -58,6 +61,55 @@ def check_address(address: str) -> int | None:
         raise BoardError(f"--scheduler {address!r} is not local:N or a scheduler's address such as "
                          f"tcp://HOST:8786{hint}")
     return None
+
+
+def probe(address: str, timeout: float) -> None:
+    """For tcp://: does something at address answer as a Dask scheduler does? A scheduler
+    speaks first on a new connection (its handshake: an 8-byte little-endian length, then
+    that many bytes). Dask's own client trusts that length: a dashboard port (HTTP, which
+    waits for a request) hung it for 12+ minutes, and a service that answers otherwise made
+    it try to allocate exabytes. BoardError, one line, for each; nothing for other schemes
+    (their clients speak first)."""
+    import socket
+    import struct
+
+    from patterndb import BoardError
+
+    if not address.startswith("tcp://"):
+        return
+    host, _, port = address[len("tcp://"):].rpartition(":")
+    host = host.strip("[]")
+    if not port.isdigit():
+        raise BoardError(f"--scheduler {address!r}: the port must be a number, as in tcp://HOST:8786")
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            sock = socket.create_connection((host, int(port)), timeout=max(0.1, end - time.monotonic()))
+            break
+        except socket.gaierror as e:
+            raise BoardError(f"cannot reach a Dask scheduler at {address}: unknown host {host!r} ({e.strerror})") from None
+        except OSError as e:  # refused (not started yet?) or timed out: again until the time-out
+            if time.monotonic() + 0.5 >= end:
+                raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+                                 f"({e.strerror or e.__class__.__name__})") from None
+            time.sleep(0.5)
+    head, closed = b"", False
+    with sock:
+        wait = max(0.1, min(PROBE_SECONDS, end - time.monotonic()))
+        sock.settimeout(wait)
+        try:
+            while len(head) < 8 and not closed:
+                got = sock.recv(8 - len(head))
+                head, closed = head + got, not got
+        except OSError:  # (timed out: nothing more came)
+            pass
+    if len(head) < 8:
+        what = "closed the connection" if closed else f"said nothing for {wait:.1f} s"
+        raise BoardError(f"{address} is not a Dask scheduler: it {what} where a scheduler greets a client "
+                         "(a dashboard or another service? a scheduler listens on port 8786 unless told otherwise)")
+    size = struct.unpack("<Q", head)[0]
+    if not 0 < size < MAX_GREETING:
+        raise BoardError(f"{address} is not a Dask scheduler: it answered {head!r}, not a scheduler's greeting")
 
 
 def _require_dask():
@@ -147,11 +199,34 @@ class Cluster:
                                                     dashboard_address=None, silence_logs=40)
             self.client = distributed.Client(self.cluster)
             return
+        probe(address, timeout)
         try:
             self.client = distributed.Client(address, timeout=timeout)
         except (OSError, TimeoutError) as e:
             raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
                              f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+        try:
+            self._wait_for_workers(address, timeout, log)
+        except BaseException:
+            self.client.close()
+            raise
+
+    def _wait_for_workers(self, address: str, timeout: float, log: Callable[[str], None] | None) -> None:
+        """Until a worker has joined (a scheduler alone searches nothing): said after a few
+        seconds, given up after timeout seconds with one line."""
+        from patterndb import BoardError
+
+        start = time.monotonic()
+        said = False
+        while not self.client.nthreads():
+            waited = time.monotonic() - start
+            if waited >= timeout:
+                raise BoardError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
+                                 "(start some with: dask worker " + address + ")")
+            if waited >= WAIT_NOTICE and not said and log is not None:
+                log(f"waiting for workers (0 connected to {address}; giving up after {timeout:g} s, --cluster-timeout)")
+                said = True
+            time.sleep(0.2)
 
     def backend(self, plan: Plan) -> "DaskBackend":
         """The backend that searches boards of this plan (its frame, its heuristic) on the cluster."""

@@ -128,3 +128,61 @@ def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
                                   "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
     assert r.exit_code == 2 and time.monotonic() - t < 15, r.output
     assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
+
+
+def _invoke_scheduler(address, timeout="20"):
+    import time
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    t = time.monotonic()
+    r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
+                                  "--scheduler", address, "--cluster-timeout", timeout])
+    return r, time.monotonic() - t
+
+
+@pytest.mark.parametrize("greeting", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"SSH-2.0-OpenSSH_9.6\r\n", b""])
+def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
+    """Issue 29: a dashboard port (HTTP: says nothing until asked) hung 12+ minutes; a service
+    that answers made Dask try to allocate 3 EiB; one that hangs up at once. A real listener."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    conns = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conns.append(conn)
+            if greeting is not None:
+                conn.sendall(greeting)
+                if greeting == b"":
+                    conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        r, seconds = _invoke_scheduler(f"tcp://127.0.0.1:{server.getsockname()[1]}")
+    finally:
+        server.close()
+        for c in conns:
+            c.close()
+    assert r.exit_code == 2 and seconds < 12, r.output
+    last = r.output.splitlines()[-1]
+    assert last.startswith("error:") and "is not a Dask scheduler" in last and "Traceback" not in r.output, r.output
+
+
+def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
+    """Issue 29: it waited forever in silence."""
+    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as lc:
+        r, seconds = _invoke_scheduler(lc.scheduler_address, timeout="5")
+    assert r.exit_code == 2 and seconds < 20, r.output
+    assert "waiting for workers (0 connected" in r.output
+    assert r.output.splitlines()[-1].startswith("error: no worker joined the Dask scheduler"), r.output
