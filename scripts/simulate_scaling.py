@@ -27,8 +27,11 @@ Model (what is measured, what is estimated):
   pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes;
   --count-chunks: by count alone, as before); the first solution stops everyone at
   once; a barrier ends each iteration.
-  `dask` (today's DaskBackend): chunks of len // (P * 16) subtrees submitted in order,
-  each costing --latency seconds more; otherwise as threads.
+  `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_queue
+  (the threads' chunks, none below the first's share of the work) submitted at once and
+  handed out in order, each costing --latency seconds more; the first solution stops the
+  running tasks too (a Dask Event they watch); otherwise as threads. --count-chunks --no-cut:
+  the backend before (len // (P * 16) subtrees a task, nothing cut).
   `split` (a model of issue 26's work splitting, NOT what the solver does today): a
   subtree longer than --piece seconds is searched as pieces of at most --piece seconds
   in search order, each extra piece costing --split-cost; the solution is found in the
@@ -53,9 +56,10 @@ from solver.search.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's o
 from solver.search.work_queue import WorkQueue  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
+from solver.cluster import task_queue  # noqa: E402 (the Dask backend's chunking; imports no Dask)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
-DASK_TASKS_PER_WORKER = 16  # solver.cluster.TASKS_PER_WORKER
+DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used task_queue: len // (P * 16) subtrees a task
 
 
 @dataclass
@@ -159,7 +163,7 @@ def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tupl
         k = 1
         if scheduler == "split" and s > args.piece:
             k = int(np.ceil(s / args.piece))
-        elif scheduler == "threads" and not args.no_cut and w is not None and P > 1 and w[i] > target:
+        elif scheduler in ("threads", "dask") and not args.no_cut and w is not None and P > 1 and w[i] > target:
             k = int(min(MAX_PIECES, np.ceil(w[i] / target)))
         for j in range(k):
             extra = args.split_cost if j else 0.0
@@ -174,13 +178,14 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
     if not it.split:
         return float(it.seconds[0]) * slow, int(it.nodes[0]), 0.0
     work, weights = units(it, scheduler, P, args, it.seconds * slow)
-    if scheduler == "dask":  # tasks submitted at once, in order
+    if scheduler == "dask" and args.count_chunks:  # the Dask backend before: tasks by count
         size = max(1, len(work) // (P * DASK_TASKS_PER_WORKER))
         chunks = [work[i: i + size] for i in range(0, len(work), size)]
     elif scheduler == "split":  # a piece is taken alone
         chunks = [[u] for u in work]
-    else:  # the threads' queue
-        queue = WorkQueue(np.arange(len(work)), weights, P)
+    else:  # the threads' queue, or the Dask backend's (tasks submitted at once, handed out in order)
+        idx = np.arange(len(work))
+        queue = task_queue(idx, weights, P) if scheduler == "dask" else WorkQueue(idx, weights, P)
         chunks = []
         while len(queue):
             chunks.append([work[i] for i in queue.take()])
@@ -235,7 +240,7 @@ def main() -> int:
     ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
     ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
     ap.add_argument("--count-chunks", action="store_true",
-                    help="threads: chunks by count alone (the scheduler before chunks were sized by work)")
+                    help="chunks by count alone (the threads' and Dask's schedulers before chunks were sized by work)")
     ap.add_argument("--no-cut", action="store_true", help="threads: no subtree cut into pieces (as before pieces.py)")
     ap.add_argument("--compare", type=float, nargs="*", default=None,
                     help="measured wall seconds for each --workers value: print the prediction's error")

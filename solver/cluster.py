@@ -8,15 +8,18 @@
         run(board, plan, Control(backend=c.backend(plan)))
 
 Only the subtrees of big (split) iterations go to the cluster; small
-iterations run here. A task is a chunk of subtree indices at one bound; it
+iterations run here. A task is a chunk of subtrees at one bound, sent as
+their paths (frontier subtrees, or pieces of the biggest: search.pieces),
+taken from the same work queue as the threads' and in the same order; it
 returns the same result rows as the threaded search, so node counts and
 answers are the same. Each worker process loads the tables once (from the
 same data directory or --pdb paths, which must exist on every worker) and
 checks their checksums against the client's, so a worker with other tables
 fails the task instead of giving a wrong answer. A worker that dies loses
-only its tasks, which Dask runs again elsewhere. Tasks cannot be stopped
-half-way, so they are kept small; on a solution, a signal or a time-out the
-queued ones are cancelled.
+only its tasks, which Dask runs again elsewhere. On a solution, a signal or
+a time-out the queued tasks are cancelled and the running ones stopped
+(a Dask Event each task watches): they free their workers within a tenth of
+a second, not when their chunk would have ended.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ import dataclasses
 import os
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Callable
 
@@ -35,11 +39,13 @@ from patterndb.datadir import resolve_data_dir
 
 from .api import Options, Plan, make_plan
 from .search.parallel import Problem, Rows, StopFlag, run_chunk
+from .search.work_queue import WORK_SHARE, WorkQueue
 from .search.subtrees import FOUND, STATUS
 
-TASKS_PER_WORKER = 16  # chunks per worker thread and iteration: small tasks, good balance
+TASKS_PER_WORKER = 16  # without the subtrees' sizes, a task holds 1/(16 x worker threads) of them
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.02  # seconds between the collector's looks at the stop flag
+STOP_POLL = 0.1  # seconds between a running task's asks whether the client has stopped it
 SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
 PROBE_SECONDS = 5.0  # how long a scheduler may take to greet a new connection
 MAX_GREETING = 1 << 20  # bytes: a scheduler's handshake is a few hundred
@@ -132,12 +138,12 @@ class Spec:
     tables: tuple[str, ...]  # the client's table fingerprints, checked on the worker
 
 
-_cache: dict = {}  # per worker process: Spec -> Plan, (Spec, tiles) -> Problem and frontier
+_cache: dict = {}  # per worker process: Spec -> Plan, (Spec, tiles) -> Problem
 _lock = threading.Lock()
 
 
-def _problem(spec: Spec, tiles: tuple[int, ...]) -> tuple[Problem, np.ndarray, np.ndarray]:
-    """The worker's Problem and frontier for this board, made once per process."""
+def _problem(spec: Spec, tiles: tuple[int, ...]) -> Problem:
+    """The worker's Problem for this board, made once per process (its tables loaded once)."""
     with _lock:
         key = (spec, tiles)
         if key not in _cache:
@@ -151,23 +157,53 @@ def _problem(spec: Spec, tiles: tuple[int, ...]) -> tuple[Problem, np.ndarray, n
                 _cache[spec] = plan
             plan = _cache[spec]
             goal = plan.frame.canonical_goal.tiles.astype(np.int64)
-            problem = Problem(np.array(tiles, dtype=np.int64), goal, plan.heuristic.H, plan.frame.shape.neighbours,
-                              plan.machine)
-            _cache[key] = (problem, *problem.frontier())
+            _cache[key] = Problem(np.array(tiles, dtype=np.int64), goal, plan.heuristic.H,
+                                  plan.frame.shape.neighbours, plan.machine)
         return _cache[key]
 
 
-def run_task(spec: Spec, tiles: tuple[int, ...], frontier_shape: tuple[int, int], chunk: np.ndarray, bound: int,
-             budget: int):
-    """A Dask task: search subtrees `chunk` at `bound`; (chunk, result rows, solution buffer,
-    the worker's name, the seconds the search took there)."""
-    problem, paths, first = _problem(spec, tiles)
-    if paths.shape != frontier_shape:  # another version of the program on this worker
-        raise RuntimeError(f"this worker's frontier {paths.shape} differs from the client's {frontier_shape}")
+def run_task(spec: Spec, tiles: tuple[int, ...], paths: np.ndarray, first: np.ndarray, bound: int, budget: int,
+             stop_event: str):
+    """A Dask task: search the subtrees below paths (rows of the client's frontier or its
+    pieces, with their counting depths) at bound, until the Dask Event stop_event is set;
+    (result rows, solution buffer, the worker's name, the seconds the search took there)."""
+    problem = _problem(spec, tiles)
+    flag = np.zeros(1, dtype=np.int64)  # the kernel's stop flag, set by the watcher
+    done = threading.Event()
+    event = _event(stop_event)
+    if event is not None:
+        threading.Thread(target=_watch, args=(event, flag, done), daemon=True, name="stop-watcher").start()
     started = time.perf_counter()
-    res, sol = run_chunk(problem, paths, first, chunk, bound, budget, np.zeros(1, dtype=np.int64))
-    seconds = time.perf_counter() - started
-    return chunk[: len(res)], res, sol, _worker_name(), seconds
+    try:
+        res, sol = run_chunk(problem, paths, first, np.arange(len(paths), dtype=np.int64), bound, budget, flag)
+    finally:
+        done.set()
+    return res, sol, _worker_name(), time.perf_counter() - started
+
+
+def _event(name: str):
+    """The Dask Event name, through this task's worker's client (got in the task's own thread:
+    a thread it starts finds no client), or None where there is none (the task then runs
+    to its end, as tasks did before)."""
+    try:
+        import distributed
+
+        return distributed.Event(name, distributed.get_client())
+    except (ImportError, ValueError):
+        return None
+
+
+def _watch(event, flag: np.ndarray, done: threading.Event) -> None:
+    """Set flag once event is set (a solution, a signal or a time-out at the client), so a
+    running task stops within STOP_POLL seconds instead of running to its end and holding
+    its worker from the next iteration's or board's tasks."""
+    try:
+        while not done.is_set():
+            if event.wait(STOP_POLL):
+                flag[0] = 1
+                return
+    except Exception:  # (the scheduler went away: nothing to stop for)
+        return
 
 
 def _worker_name() -> str:
@@ -250,42 +286,71 @@ class Cluster:
         self.close()
 
 
+def task_queue(indices: np.ndarray, weights: np.ndarray | None, jobs: int) -> WorkQueue:
+    """The queue a Dask iteration's tasks are cut from (scripts/simulate_scaling.py replays
+    it): the threads' chunks, none below the first's share of the work, and without the
+    subtrees' sizes 1/(TASKS_PER_WORKER x jobs) of them a task."""
+    count = max(1, jobs) * TASKS_PER_WORKER
+    return WorkQueue(indices, weights, jobs, max(1, -(-len(indices) // count)), 1 / (WORK_SHARE * max(1, jobs)))
+
+
 class DaskBackend:
-    """The Backend of search.parallel that runs subtree chunks on a Dask cluster."""
+    """The Backend of search.parallel that runs chunks of subtrees (or their pieces) on a Dask
+    cluster: the chunks of a WorkQueue in search order, but none smaller than the first
+    (a task costs milliseconds more than a kernel call; without sizes, TASKS_PER_WORKER),
+    all submitted at once with falling priorities, so the scheduler hands them out in
+    search order as workers come free (no round trip to the client between tasks)."""
+
+    cuts = True  # a task carries its paths: pieces as well as frontier subtrees
 
     def __init__(self, client, spec: Spec) -> None:
         self.client, self.spec = client, spec
         self.jobs = max(1, sum(client.nthreads().values()))
         self.collector: threading.Thread | None = None
         self.error: BaseException | None = None
+        self.stopped: str | None = None  # the Event that stopped the last iteration's running tasks
 
     def start(self, problem, paths, first, indices, bound, budget, stop: StopFlag, rows: Rows,
               weights: np.ndarray | None = None) -> None:
         distributed = _require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
-        size = max(1, len(indices) // (self.jobs * TASKS_PER_WORKER))
-        chunks = [indices[i : i + size] for i in range(0, len(indices), size)]
-        # Each task may spend the whole remaining budget: the total can overshoot by what runs at once.
-        futures = [self.client.submit(run_task, self.spec, tiles, paths.shape, c, bound, budget, pure=False)
-                   for c in chunks]
+        self.jobs = max(1, sum(self.client.nthreads().values()))  # (workers may have come or gone)
+        queue = task_queue(indices, weights, self.jobs)
         self.error = None
 
+        chunks = []
+        while len(queue):
+            chunks.append(queue.take())
+        if self.stopped is not None:  # the last stopped iteration's tasks have seen it by now
+            distributed.Event(self.stopped, self.client).clear()
+            self.stopped = None
+        name = f"patterndb-stop-{uuid.uuid4().hex}"
+        # In search order: the scheduler hands out the highest priority first. Each task may
+        # spend the whole remaining budget: the total can overshoot by what runs at once.
+        futures = {self.client.submit(run_task, self.spec, tiles, paths[c], first[c], bound, budget, name,
+                                      pure=False, priority=-i): c for i, c in enumerate(chunks)}
+
         def collect() -> None:
-            pending = distributed.as_completed(futures)
+            pending = distributed.as_completed(list(futures))
             try:
                 while stop.flag[0] == 0 and not pending.is_empty():
                     if not pending.has_ready():
                         time.sleep(POLL)
                         continue
-                    chunk, res, sol, worker, seconds = next(pending).result()
+                    f = next(pending)
+                    res, sol, worker, seconds = f.result()
                     now = time.monotonic()
-                    rows.put(chunk, res, sol, f"dask-{worker}", now - seconds, now)
+                    rows.put(futures[f][: len(res)], res, sol, f"dask-{worker}", now - seconds, now)
                     if (res[:, STATUS] == FOUND).any():
                         break
             except BaseException as e:  # surfaced to the driver by wait()
                 self.error = e
             finally:
-                self.client.cancel([f for f in futures if not f.done()])
+                running = [f for f in futures if not f.done()]
+                if running:  # stop those already running too, not only the queued ones
+                    distributed.Event(name, self.client).set()
+                    self.stopped = name
+                    self.client.cancel(running)
 
         self.collector = threading.Thread(target=collect, daemon=True, name="dask-collector")
         self.collector.start()

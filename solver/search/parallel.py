@@ -310,7 +310,7 @@ class Driver:
             todo = search_order(np.flatnonzero(~state.done), state.last_sizes)
             if state.sizes is None:
                 state.sizes = np.zeros(len(state.done), dtype=np.int64)
-            jobs = self.backend.jobs if getattr(self.backend, "cuts", False) else 1  # (Dask: the frontier's paths)
+            jobs = self.backend.jobs if getattr(self.backend, "cuts", False) else 1  # (a backend that takes pieces)
             pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
                          base_paths, base_first, todo, state.last_sizes, jobs)
         subtrees = len(state.done) if split else 1
