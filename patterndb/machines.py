@@ -11,10 +11,12 @@ state that exists; it is then rebuilt.
 from __future__ import annotations
 
 import datetime as _dt
+import fcntl
 import time
+from contextlib import contextmanager
 import zlib
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -187,6 +189,44 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
             return _memo[key]
         except TableError as e:
             log(f"{e}")
+    with _build_lock(places, log) as lock_dir:
+        for path in places if lock_dir is not None else ():  # built by another process while we waited?
+            if path.parent == lock_dir and path.exists():
+                try:
+                    machine = read_machine(path, shape, depth)
+                except TableError:
+                    break
+                st = path.stat()
+                _memo[(path, st.st_mtime_ns, st.st_size)] = machine
+                log(f"another process built the {shape} move-pruning machine meanwhile: using {path}")
+                return machine
+        return _build_and_keep(shape, depth, places, log)
+
+
+@contextmanager
+def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterator[Path | None]:
+    """One build of a machine at a time across processes (three first solves side by side
+    each built it): a lock file beside the first place that can hold one; yields its
+    directory, or None where neither can (the build then goes ahead unlocked)."""
+    for path in places:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(path.parent / f".{path.name}.lock", "w")
+        except OSError:
+            continue
+        with fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                log(f"waiting for another process building {path.name} ...")
+                fcntl.flock(fh, fcntl.LOCK_EX)
+            yield path.parent
+        return
+    yield None
+
+
+def _build_and_keep(shape: Shape, depth: int, places: tuple[Path, Path], log: Callable[[str], None]) -> MoveMachine:
+    """Build the machine and keep it in the first of places that can be written."""
     log(f"building the {shape} move-pruning machine of depth {depth} (once)")
     t0 = time.perf_counter()
     machine = build(shape, depth)

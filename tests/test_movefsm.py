@@ -175,3 +175,34 @@ def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, m
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     with pytest.raises(TableError, match="damaged"):
         read_machine(path, shape, 8)
+
+
+def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatch):
+    """Issue 29: three first solves side by side each built the machine. A lock file makes
+    the others wait and read the one built."""
+    import threading
+    import time
+
+    from patterndb import machines
+
+    calls = []
+    real = machines.build
+
+    def slow(shape, depth):
+        calls.append(1)
+        time.sleep(0.5)
+        return real(shape, depth)
+
+    monkeypatch.setattr(machines, "build", slow)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    logs: list[str] = []
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(load_or_build(Shape(3, 3), 9, tmp_path, logs.append)))
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(got) == 3
+    assert all(np.array_equal(m.transitions, got[0].transitions) for m in got)
+    assert sum("another process built" in line for line in logs) == 2, logs
