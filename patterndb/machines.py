@@ -177,6 +177,20 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
     if depth == 2:
         return undo_machine(shape)  # nothing to search for: made in microseconds
     places = (machine_path(data_dir, shape, depth), machine_path(cache_dir() / "machines", shape, depth))
+    machine = _kept(places, shape, depth, log)
+    if machine is not None:
+        return machine
+    with _build_lock(places, log) as locked:
+        machine = _kept(places, shape, depth, lambda s: None) if locked else None  # built while we waited?
+        if machine is not None:
+            log(f"another process built the {shape} move-pruning machine meanwhile: using it")
+            return machine
+        return _build_and_keep(shape, depth, places, log)
+
+
+def _kept(places: tuple[Path, Path], shape: Shape, depth: int, log: Callable[[str], None]) -> MoveMachine | None:
+    """The machine kept in the first of places that holds a sound one (read once per file
+    version: _memo), or None; a damaged file is logged and passed over."""
     for path in places:
         try:
             st = path.stat()
@@ -189,25 +203,14 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
             return _memo[key]
         except TableError as e:
             log(f"{e}")
-    with _build_lock(places, log) as lock_dir:
-        for path in places if lock_dir is not None else ():  # built by another process while we waited?
-            if path.parent == lock_dir and path.exists():
-                try:
-                    machine = read_machine(path, shape, depth)
-                except TableError:
-                    break
-                st = path.stat()
-                _memo[(path, st.st_mtime_ns, st.st_size)] = machine
-                log(f"another process built the {shape} move-pruning machine meanwhile: using {path}")
-                return machine
-        return _build_and_keep(shape, depth, places, log)
+    return None
 
 
 @contextmanager
-def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterator[Path | None]:
+def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterator[bool]:
     """One build of a machine at a time across processes (three first solves side by side
-    each built it): a lock file beside the first place that can hold one; yields its
-    directory, or None where neither can (the build then goes ahead unlocked)."""
+    each built it): a lock file beside the first place that can hold one; yields whether
+    a lock is held (not where neither place can hold one: the build goes ahead unlocked)."""
     for path in places:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,9 +223,9 @@ def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterat
             except BlockingIOError:
                 log(f"waiting for another process building {path.name} ...")
                 fcntl.flock(fh, fcntl.LOCK_EX)
-            yield path.parent
+            yield True
         return
-    yield None
+    yield False
 
 
 def _build_and_keep(shape: Shape, depth: int, places: tuple[Path, Path], log: Callable[[str], None]) -> MoveMachine:
