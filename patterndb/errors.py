@@ -19,3 +19,8 @@ class PatternError(PuzzleError):
 
 class TableError(PuzzleError):
     """A table file that is missing, damaged, or built for another puzzle."""
+
+
+class WriteError(TableError):
+    """A table or machine that could not be written (disk full, a file size limit): the
+    file is not kept, so nothing half-written is ever read."""

@@ -22,9 +22,9 @@ import numpy as np
 
 from .errors import TableError
 from .geometry import Shape
-from .movefsm import MoveMachine, build, undo_machine
-from .datadir import cache_dir
-from .store import atomic, plain, remember, remembered
+from .movefsm import MoveMachine, build, build_cost, undo_machine
+from .datadir import available_memory, cache_dir
+from .store import atomic, hdf5_writer, plain, remember, remembered
 
 FORMAT_VERSION = 1
 KIND = "move-fsm"
@@ -55,10 +55,8 @@ def _checksum(transitions: np.ndarray, start: np.ndarray) -> int:
 
 def write_machine(path: Path, shape: Shape, machine: MoveMachine, seconds: float) -> None:
     """Write atomically (a temporary file renamed into place)."""
-    import h5py
-
     with atomic(path) as tmp:
-        with h5py.File(tmp, "w") as f:
+        with hdf5_writer(tmp) as f:
             t = f.create_dataset("transitions", data=machine.transitions)
             t.attrs["meaning"] = ("transitions[s, d]: the state after the blank moves in direction d "
                                   "(0 U, 1 D, 2 L, 3 R) from state s, or -1 when the move leaves the board "
@@ -228,16 +226,31 @@ def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterat
     yield False
 
 
+def check_build(shape: Shape, depth: int) -> float:
+    """Refuse, before it starts, a build that would not fit in the memory at hand (4x4 at
+    depth 20 took 15 GB and 286 s); returns its estimated seconds."""
+    cost = build_cost(shape, depth)
+    free = available_memory()
+    if free >= 0 and cost.bytes > free:
+        raise TableError(
+            f"the {shape} move-pruning machine of depth {depth} would need about {cost.bytes / 2**30:.1f} GiB "
+            f"to build and {free / 2**30:.1f} GiB is available: choose a smaller depth "
+            f"(the default is {default_depth(shape)})")
+    return cost.seconds
+
+
 def _build_and_keep(shape: Shape, depth: int, places: tuple[Path, Path], log: Callable[[str], None]) -> MoveMachine:
     """Build the machine and keep it in the first of places that can be written."""
-    log(f"building the {shape} move-pruning machine of depth {depth} (once)")
+    seconds = check_build(shape, depth)
+    about = f", about {seconds:.0f} s" if seconds >= 5 else ""
+    log(f"building the {shape} move-pruning machine of depth {depth} (once{about})")
     t0 = time.perf_counter()
     machine = build(shape, depth)
     for path in places:
         try:
             write_machine(path, shape, machine, time.perf_counter() - t0)
             st = path.stat()
-        except OSError:
+        except (OSError, TableError):  # (a failed write: WriteError)
             continue
         _memo[(path, st.st_mtime_ns, st.st_size)] = machine
         if path is not places[0]:

@@ -12,8 +12,10 @@ import base64
 import ctypes
 import datetime as _dt
 import hashlib
+import io
 import json
 import os
+import re
 import sys
 import time
 import weakref
@@ -25,7 +27,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .datadir import cache_dir
-from .errors import TableError
+from .errors import TableError, WriteError
 from .exact import histogram, histogram_mean
 from .nibbles import ENCODING, nibble_histogram
 from .zeroaware import ENCODING as REGIONS
@@ -72,17 +74,107 @@ def atomic(path: Path) -> Iterator[Path]:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except (OSError, RuntimeError) as e:  # (h5py reports a failed write as either)
+        raise WriteError(f"cannot write {path}: {_reason(e)}; nothing was kept") from None
     finally:
         if tmp.exists():
             tmp.unlink()
 
 
+def _reason(e: BaseException) -> str:
+    """The system's words for the error number behind e (h5py puts it in its message, and
+    its RuntimeError on closing the file is raised while handling the OSError of the write)."""
+    while e is not None:
+        number = getattr(e, "errno", None)
+        if not number:
+            m = re.search(r"errno = (\d+)", str(e))
+            number = int(m.group(1)) if m else None
+        if number:
+            return os.strerror(number)
+        e = e.__context__
+    return "the write failed"
+
+
+class _FailSoftFile(io.RawIOBase):
+    """The file h5py writes through (its fileobj driver), never failing a write: the first
+    error is kept and later writes are dropped, so the library closes the file cleanly and
+    the caller raises the kept error. (After a write it saw fail, HDF5 is left in a state
+    where the process's next HDF5 call crashes: measured, a segmentation fault on writing
+    the move machine to its second place after the first ran out of room.)"""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.file = open(path, "wb+")
+        self.error: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        size = memoryview(b).nbytes
+        if self.error is None:
+            try:
+                self.file.write(b)
+            except OSError as e:
+                self.error = e
+        return size
+
+    def readinto(self, b) -> int:
+        return self.file.readinto(b)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+    def truncate(self, size: int | None = None) -> int:
+        if self.error is None:
+            try:
+                return self.file.truncate(size)
+            except OSError as e:
+                self.error = e
+        return self.file.tell() if size is None else size
+
+    def flush(self) -> None:
+        if self.error is None and not self.file.closed:
+            try:
+                self.file.flush()
+            except OSError as e:
+                self.error = e
+
+    def close(self) -> None:
+        self.flush()
+        self.file.close()
+        super().close()
+
+
+@contextmanager
+def hdf5_writer(tmp: Path) -> Iterator[Any]:
+    """An HDF5 file to write at tmp (inside atomic's block): a failed write (disk full, a
+    file size limit) is raised as OSError once the library has closed the file."""
+    import h5py  # (imported where needed: a solve that finds its tables remembered never needs it)
+
+    fh = _FailSoftFile(tmp)
+    try:
+        with h5py.File(fh, "w") as f:
+            yield f
+    finally:
+        fh.close()
+    if fh.error is not None:
+        raise fh.error
+
+
 def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
     """Write data with its attributes to path atomically."""
     with atomic(path) as tmp:
-        import h5py  # (imported where needed: a solve that finds its tables remembered never needs it)
-
-        with h5py.File(tmp, "w") as f:
+        with hdf5_writer(tmp) as f:
             ds = f.create_dataset(DATASET, data=data)
             for k, v in attrs.items():
                 ds.attrs[k] = v

@@ -206,3 +206,33 @@ def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatc
     assert len(calls) == 1 and len(got) == 3
     assert all(np.array_equal(m.transitions, got[0].transitions) for m in got)
     assert sum("another process built" in line for line in logs) == 2, logs
+
+
+@pytest.mark.parametrize("rows, cols, depth", [(2, 2, 12), (2, 3, 16), (3, 3, 16), (2, 4, 14), (3, 4, 13), (4, 4, 13)])
+def test_the_build_cost_errs_high(rows, cols, depth):
+    """The estimate made from a search of 10 moves is never below the real build's paths."""
+    from patterndb.movefsm import _search, build_cost
+
+    shape = Shape(rows, cols)
+    real = int(_search(shape.neighbours, depth)[2].sum())
+    cost = build_cost(shape, depth)
+    assert real <= cost.paths <= 2 * real + 100
+    assert cost.bytes >= 66 * real and cost.seconds > 0
+
+
+def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, monkeypatch):
+    """Issue 29: --prune 20 on 4x4 took 286 s and 15 GB with no warning."""
+    from click.testing import CliRunner
+
+    from patterndb import machines
+    from solver.cli import main
+
+    monkeypatch.setattr(machines, "available_memory", lambda: 2 << 30)
+    monkeypatch.setattr(machines, "build", lambda shape, depth: pytest.fail("built anyway"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with pytest.raises(TableError, match=r"depth 20 would need about 1\d\.\d GiB to build and 2\.0 GiB is available"):
+        load_or_build(Shape(4, 4), 20, tmp_path)
+    r = CliRunner().invoke(main, ["solve", "--size", "4", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 _ 15", "-a", "idastar",
+                                  "--heuristic", "manhattan", "--prune", "20", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and "choose a smaller depth (the default is 14)" in r.output
+    assert not list(tmp_path.glob("moves-*"))

@@ -461,3 +461,41 @@ def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, 
     again = solve(board, "blank-first", pattern="5-5-5", data_dir=ro, prune=8, log=logs.append)
     assert again.length == first.length == 57 and again.nodes_expanded == first.nodes_expanded
     assert hashed == [] and built == [] and logs == []  # nothing hashed or built again
+
+
+def _run_limited(code, size_bytes, tmp_path):
+    """Run code in a child process under a file size limit set after warm (a first run of
+    what it does, so numba's cache files are written before the limit), so the table's
+    write fails for real part way: EFBIG, as a full disk gives ENOSPC (Python ignores
+    SIGXFSZ, so the write returns the error)."""
+    import subprocess
+    import sys
+
+    code = (f"import resource\n{code['warm']}\n"
+            f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size_bytes}, {size_bytes}))\n{code['run']}\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
+    """Issue 29: a full disk during the HDF5 write gave a traceback after the whole build."""
+    data = tmp_path / "data"
+    p = _run_limited({"warm": f"from patterndb.cli import main; from patterndb import exact, Frame, Shape, make_goal\n"
+                              f"exact.build_exact(Frame.for_goal(make_goal(Shape(2, 3))))",
+                      "run": f"main(['build', '--size', '3', '--data-dir', {str(data)!r}, '-q'])"}, 100_000, tmp_path)
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.strip().splitlines() == [f"error: cannot write {data / 'exact-3x3-b0.h5'}: File too large; "
+                                             "nothing was kept"]
+    assert [f.name for f in data.iterdir()] == [".exact-3x3-b0.h5.lock"]  # (the build lock: empty)
+
+
+def test_a_machine_that_cannot_be_written_is_used_and_not_kept(tmp_path):
+    data = tmp_path / "data"
+    p = _run_limited({"warm": "from pathlib import Path; from patterndb import Shape; from patterndb.machines import "
+                              f"load_or_build; from patterndb.movefsm import build, build_cost\n"
+                              "build(Shape(2, 3), 12); build_cost(Shape(2, 3), 12)",
+                      "run": f"m = load_or_build(Shape(3, 3), 12, Path({str(data)!r}), print)\n"
+                             "print(m.transitions.shape[0], 'states')"}, 2_000, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "could not keep it" in p.stdout and p.stdout.strip().endswith("states")
+    assert not [f for f in tmp_path.rglob("*.h5*") if not f.name.endswith(".lock")]
