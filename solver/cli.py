@@ -30,7 +30,7 @@ from .progress import Status
 from .search import ALGORITHMS
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
-from .solution import NodeLimitReached, SearchStopped, Solution
+from .solution import ClusterError, NodeLimitReached, SearchStopped, Solution
 
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 
@@ -171,6 +171,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         sys.exit(EXIT_STOPPED.get(e.reason, 4))
     except NodeLimitReached as e:
         raise UserError(str(e), EXIT_STOPPED["limit"]) from None
+    except ClusterError as e:
+        raise UserError(str(e), EXIT_CLUSTER) from None
     except RuntimeError as e:
         raise UserError(str(e), 1) from None
     status.clear()
@@ -205,6 +207,7 @@ def _process_seconds() -> float | None:
 
 
 EXIT_STOPPED = {**EXIT_CODES_BY_SIGNAL, "limit": 4, "timeout": 4}
+EXIT_CLUSTER = 5
 
 
 def _warn_if_hopeless(plan, board) -> None:
@@ -242,25 +245,35 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
     entries = read_batch(path, **shape)
     start = time.perf_counter()
     stop = BatchStop()
-    tally = {"solved": 0, "mismatch": 0, "error": 0, "stopped": 0, "nodes": 0}
+    tally = {"solved": 0, "mismatch": 0, "checked": 0, "error": 0, "stopped": 0, "nodes": 0}
     if not as_json:
         click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'nodes':>13} {'seconds':>8}  board")
     # Rows on a terminal are their own progress; a bar beside them would be printed into them.
     hidden = quiet or not sys.stderr.isatty() or sys.stdout.isatty()
+    failed = None
     with stop_on_signals(stop.request):
         results = solve_batch(entries, goal, opts, _err, stop=stop, cluster=cluster)
         with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr, hidden=hidden) as bar:
-            for e, res in bar:
-                if res is not None:
-                    _batch_row(e, res, as_json, tally)
+            try:
+                for e, res in bar:
+                    if res is not None:
+                        _batch_row(e, res, as_json, tally)
+            except ClusterError as err:  # the rows so far stand; the rest cannot be searched
+                failed = err
     t = tally
     summary = (f"{t['solved']} of {len(entries)} boards solved, {t['nodes']:,} nodes generated, "
                f"{time.perf_counter() - start:.2f}s wall; ")
-    summary += "all expected lengths met" if not t["mismatch"] else f"{t['mismatch']} MISMATCH(ES) against expected lengths"
+    if t["mismatch"]:
+        summary += f"{t['mismatch']} MISMATCH(ES) against expected lengths"
+    else:
+        summary += f"all {t['checked']} expected lengths met" if t["checked"] else "no expected lengths to check"
     for key, what in (("error", "not solvable boards"), ("stopped", "stopped early")):
         if t[key]:
             summary += f"; {t[key]} {what}"
     _err(summary)
+    if failed is not None:
+        _err(f"error: {failed}; {len(entries) - t['solved'] - t['stopped'] - t['error']} boards not solved")
+        return EXIT_CLUSTER
     if stop.reason in EXIT_CODES_BY_SIGNAL:
         _err(f"{stop.reason}: {len(entries) - t['solved'] - t['stopped'] - t['error']} boards not started")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
@@ -291,6 +304,7 @@ def _batch_row(e, res, as_json: bool, tally: dict) -> None:
     tally["solved"] += 1
     ok = e.expected is None or e.expected == res.length
     tally["mismatch"] += not ok
+    tally["checked"] += e.expected is not None
     if as_json:
         click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where))
     else:

@@ -19,11 +19,14 @@ fails the task instead of giving a wrong answer. A worker that dies loses
 only its tasks, which Dask runs again elsewhere. On a solution, a signal or
 a time-out the queued tasks are cancelled and the running ones stopped
 (a Dask Event each task watches): they free their workers within a tenth of
-a second, not when their chunk would have ended.
+a second, not when their chunk would have ended. A scheduler that goes away
+ends the search with ClusterError once the client gives up reconnecting
+(--cluster-timeout); a batch prints the boards it finished first.
 """
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import threading
 import time
@@ -40,6 +43,7 @@ from patterndb.datadir import resolve_data_dir
 from .api import Options, Plan, make_plan
 from .search.parallel import Problem, Rows, StopFlag, run_chunk
 from .search.work_queue import WORK_SHARE, WorkQueue
+from .solution import ClusterError
 from .search.subtrees import FOUND, STATUS
 
 TASKS_PER_WORKER = 16  # without the subtrees' sizes, a task holds 1/(16 x worker threads) of them
@@ -50,6 +54,12 @@ SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
 PROBE_SECONDS = 5.0  # how long a scheduler may take to greet a new connection
 MAX_GREETING = 1 << 20  # bytes: a scheduler's handshake is a few hundred
 WAIT_NOTICE = 3.0  # seconds without workers before saying so
+
+
+def _lost(client) -> bool:
+    """Has the client lost its scheduler (reconnecting, or given up and closed)? (A lost
+    connection may also show first as an OSError from a result: also taken as lost.)"""
+    return client.status != "running"
 
 
 def check_address(address: str) -> int | None:
@@ -236,6 +246,8 @@ class Cluster:
             self.client = distributed.Client(self.cluster)
             return
         probe(address, timeout)
+        # (its "failed to reconnect" when the scheduler goes away: ClusterError says it in one line)
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
             self.client = distributed.Client(address, timeout=timeout)
         except (OSError, TimeoutError) as e:
@@ -305,7 +317,8 @@ class DaskBackend:
 
     def __init__(self, client, spec: Spec) -> None:
         self.client, self.spec = client, spec
-        self.jobs = max(1, sum(client.nthreads().values()))
+        self.address = client.scheduler.address
+        self.jobs = self._threads()
         self.collector: threading.Thread | None = None
         self.error: BaseException | None = None
         self.stopped: str | None = None  # the Event that stopped the last iteration's running tasks
@@ -314,7 +327,7 @@ class DaskBackend:
               weights: np.ndarray | None = None) -> None:
         distributed = _require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
-        self.jobs = max(1, sum(self.client.nthreads().values()))  # (workers may have come or gone)
+        self.jobs = self._threads()  # (workers may have come or gone)
         queue = task_queue(indices, weights, self.jobs)
         self.error = None
 
@@ -335,6 +348,8 @@ class DaskBackend:
             try:
                 while stop.flag[0] == 0 and not pending.is_empty():
                     if not pending.has_ready():
+                        if self.client.status in ("closing", "closed"):  # gave up reconnecting
+                            raise self._lost_error()
                         time.sleep(POLL)
                         continue
                     f = next(pending)
@@ -344,22 +359,39 @@ class DaskBackend:
                     if (res[:, STATUS] == FOUND).any():
                         break
             except BaseException as e:  # surfaced to the driver by wait()
-                self.error = e
+                self.error = self._lost_error() if _lost(self.client) or isinstance(e, OSError) else e
             finally:
                 running = [f for f in futures if not f.done()]
-                if running:  # stop those already running too, not only the queued ones
-                    distributed.Event(name, self.client).set()
-                    self.stopped = name
-                    self.client.cancel(running)
+                if running and not _lost(self.client):  # stop those already running too, not only the queued ones
+                    try:
+                        distributed.Event(name, self.client).set()
+                        self.stopped = name
+                        self.client.cancel(running)
+                    except Exception as e:  # (the scheduler went away just now)
+                        self.error = self.error or (self._lost_error() if _lost(self.client) else e)
 
         self.collector = threading.Thread(target=collect, daemon=True, name="dask-collector")
         self.collector.start()
 
     def wait(self, timeout: float) -> bool:
         self.collector.join(timeout)
+        if isinstance(self.error, ClusterError):
+            raise self.error
         if self.error is not None:
-            raise RuntimeError(f"a Dask task failed: {self.error}") from self.error
+            raise ClusterError(f"a Dask task failed: {self.error}") from self.error
         return not self.collector.is_alive()
+
+    def _threads(self) -> int:
+        """Worker threads connected now (at least 1)."""
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except Exception:
+            if _lost(self.client):
+                raise self._lost_error() from None
+            raise
+
+    def _lost_error(self) -> ClusterError:
+        return ClusterError(f"lost the Dask scheduler at {self.address}: the search cannot go on")
 
     def close(self) -> None:
         if self.collector is not None:

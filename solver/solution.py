@@ -88,3 +88,8 @@ class SearchStopped(RuntimeError):
                 "nodes_generated": self.nodes_generated, "seconds": round(self.seconds, 6),
                 "iterations": self.iterations} | ({} if self.resumed_from is None else
                                                   {"resumed_from": self.resumed_from})
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster failed mid-search (its scheduler went away, or a task failed): the
+    search cannot go on (exit status 5)."""

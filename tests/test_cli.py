@@ -113,7 +113,11 @@ def test_solve_file_table_json_and_exit_codes(run, tmp_path):
     good = _batch(tmp_path, "# three boards\n8672543_1 31\n1 2 3 4 5 6 7 0 8  # one move\n\n863.54217 25\n")
     r = run(solver, ["solve", "--file", good])
     assert r.exit_code == 0, r.output
-    assert "all expected lengths met" in r.stderr and r.stdout.count("\n") == 4
+    assert "all 2 expected lengths met" in r.stderr and r.stdout.count("\n") == 4
+    unchecked = tmp_path / "unchecked.txt"
+    unchecked.write_text("8672543_1\n")
+    r = run(solver, ["solve", "--file", str(unchecked)])  # issue 30: nothing was checked
+    assert r.exit_code == 0 and "no expected lengths to check" in r.stderr and "met" not in r.stderr, r.output
     r = run(solver, ["solve", "--file", good, "--json"])
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert [(d["length"], d["expected"]) for d in rows] == [(31, 31), (1, None), (25, 25)]

@@ -96,7 +96,7 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--goal", "blank-first", "--pattern", "5-5-5",
                                   "--scheduler", "local:2", "--data-dir", str(pdb_dir)])
     assert r.exit_code == 0, r.output
-    assert "2 of 2 boards solved" in r.stderr and "all expected lengths met" in r.stderr
+    assert "2 of 2 boards solved" in r.stderr and "all 2 expected lengths met" in r.stderr
 
 
 @pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port"])
@@ -215,3 +215,49 @@ def test_a_running_task_stops_when_its_iteration_is_stopped(cluster):
     res, _, _, _ = future.result(timeout=10)
     assert time.monotonic() - t < 2 and res[0, STATUS] == STOPPED
     distributed.Event(name, cluster.client).clear()
+
+
+def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path):
+    """Issue 29: a scheduler that went away lost the rest of the batch with a traceback. A
+    real scheduler process, killed (SIGKILL) once the first board's row is printed: the
+    row stands, one line says what was lost, exit status 5, within seconds of the client's
+    --cluster-timeout."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).parent / "dask")
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 **quiet)
+    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+    f = tmp_path / "b.txt"
+    quick = scramble(make_goal(Shape(4, 4), "blank-first"), 16, np.random.default_rng(5))
+    f.write_text(f"{quick}\n" + "".join(" ".join(KORF[i][:16]) + "\n" for i in (0, 2)))  # long with Manhattan
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "--goal", "blank-first",
+                              "--heuristic", "manhattan", "--scheduler", address, "--cluster-timeout", "3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        header, first = p.stdout.readline(), p.stdout.readline()
+        assert first.split()[0] == "1", header + first + p.stderr.read()
+        time.sleep(1.0)  # into the second board's search
+        scheduler.kill()
+        killed = time.monotonic()
+        out, err = p.communicate(timeout=120)
+        seconds = time.monotonic() - killed
+    finally:
+        for proc in (scheduler, worker):
+            proc.kill()
+            proc.wait()
+    assert p.returncode == 5, err
+    assert out == "" and "Traceback" not in err, out + err
+    assert err.splitlines()[-1] == (f"error: lost the Dask scheduler at {address}: the search cannot go on; "
+                                    "2 boards not solved"), err
+    assert seconds < 30, seconds
