@@ -245,30 +245,33 @@ class Cluster:
                                                     dashboard_address=None, silence_logs=40)
             self.client = distributed.Client(self.cluster)
             return
+        # One deadline for the probe, the connection and the wait for workers: --cluster-timeout
+        # bounds them together (each had its own, so a slow scheduler took up to three).
+        end = time.monotonic() + timeout
         probe(address, timeout)
         # (its "failed to reconnect" when the scheduler goes away: ClusterError says it in one line)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
-            self.client = distributed.Client(address, timeout=timeout)
+            self.client = distributed.Client(address, timeout=max(1.0, end - time.monotonic()))
         except (OSError, TimeoutError) as e:
             raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
                              f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
         try:
-            self._wait_for_workers(address, timeout, log)
+            self._wait_for_workers(address, timeout, end, log)
         except BaseException:
             self.client.close()
             raise
 
-    def _wait_for_workers(self, address: str, timeout: float, log: Callable[[str], None] | None) -> None:
+    def _wait_for_workers(self, address: str, timeout: float, end: float, log: Callable[[str], None] | None) -> None:
         """Until a worker has joined (a scheduler alone searches nothing): said after a few
-        seconds, given up after timeout seconds with one line."""
+        seconds, given up at end (timeout seconds after the connection began) with one line."""
         from patterndb import BoardError
 
         start = time.monotonic()
         said = False
         while not self.client.nthreads():
             waited = time.monotonic() - start
-            if waited >= timeout:
+            if time.monotonic() >= end:
                 raise BoardError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
                                  "(start some with: dask worker " + address + ")")
             if waited >= WAIT_NOTICE and not said and log is not None:
