@@ -19,6 +19,9 @@ from .errors import PatternError
 from .frame import Frame
 
 
+Partition = tuple[tuple[int, ...], ...]
+
+
 def _r(a: int, b: int) -> tuple[int, ...]:
     return tuple(range(a, b + 1))
 
@@ -61,14 +64,33 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
         "blocks": _BLOCKS,
     },
 }
+
+def _groups(*rows: str) -> tuple[tuple[int, ...], ...]:
+    """Zero-aware groups from their tiles written out: "1,5,6,10,11,12" -> (0, 1, 5, 6, 10, 11, 12)."""
+    return tuple((0, *map(int, r.split(","))) for r in rows)
+
+
+# Clausecker & Reinefeld's catalogue (SoCS 2019; 24puzzle's catalogues/improved-compound.cat): 14
+# partitions of 20 distinct zero-aware 6-tile groups, each partition with its diagonal mirror here
+# (28 lookups a node at most). Published: 1.18e12 expansions for Korf & Felner's 50 without move
+# pruning (data/korf24_50_nodecounts.txt), 7x fewer than 6-6-6-6.
+_A, _B, _C, _D = "1,5,6,10,11,12", "2,3,4,7,8,9", "13,14,18,19,23,24", "15,16,17,20,21,22"
+_E, _F, _G, _H = "1,2,5,6,10,11", "3,4,7,8,9,12", "13,14,15,16,17,18", "19,20,21,22,23,24"
+_I, _J, _K, _L = "1,5,6,10,15,20", "11,12,16,17,21,22", "3,4,9,14,19,24", "7,8,12,13,18,23"
+_M, _N, _O, _P = "2,3,7,8,13,18", "4,9,14,19,23,24", "11,12,13,16,17,18", "14,19,21,22,23,24"
+_Q, _R, _S, _T = "1,2,5,6,10,15", "3,4,7,8,9,14", "11,16,17,20,21,22", "12,13,18,19,23,24"
+_CR14 = tuple(_groups(*p) for p in (
+    (_A, _B, _C, _D), (_E, _F, _C, _D), (_A, _B, _G, _H), (_E, _F, _G, _H), (_I, _B, _J, _C), (_E, _K, _L, _D),
+    (_I, _M, _N, _J), (_A, _M, _N, _D), (_I, _B, _O, _P), (_Q, _R, _O, _H), (_Q, _K, _L, _S), (_Q, _F, _S, _C),
+    (_E, _R, _T, _D), (_Q, _R, _S, _T)))
 # Named catalogues: the maximum over partitions, for the fewest nodes rather than the least
 # time (measured: 4x4, Korf's 100, 1 thread: 795,176 nodes against best's 693,950 since
 # best's kernel visits the children lowest f first, 0.54 s against 0.22 s; 5x5, Korf &
 # Felner's 10 easiest, 2 threads: 1.04 G nodes against 1.44 G, 141 s against 103-106 s).
-CATALOGUES: dict[tuple[int, int], dict[str, str]] = {
+CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
     (4, 4): {"max2": "z7-8+6-6-3"},
     # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's) in 264 s wall, 12.26 G on the 20 easiest.
-    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel"},
+    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel", "cr14": _CR14},
 }
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
 
@@ -146,20 +168,19 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
 
 
-Partition = tuple[tuple[int, ...], ...]
-
 
 def names_per_board(names: dict[tuple[int, int], dict]) -> str:
     """NAMED's or CATALOGUES' names per board, for --help texts: 'best, 7-8 on 4x4; ...'."""
     return "; ".join(f"{', '.join(by_name)} on {rows}x{cols}" for (rows, cols), by_name in names.items())
 
 
-def named_catalogues(rows: int, cols: int) -> dict[str, str]:
-    """The board's catalogue names, each with the '+' spec it stands for."""
+def named_catalogues(rows: int, cols: int) -> dict[str, str | tuple[Partition, ...]]:
+    """The board's catalogue names, each with the '+' spec it stands for or its partitions
+    (canonical groups)."""
     return CATALOGUES.get((rows, cols), {})
 
 
-def _expand(spec: str, frame: Frame) -> str:
+def _expand(spec: str, frame: Frame) -> str | tuple[Partition, ...]:
     """spec with a catalogue's name replaced by what it stands for."""
     return named_catalogues(frame.shape.rows, frame.shape.cols).get(spec.strip(), spec)
 
@@ -167,13 +188,16 @@ def _expand(spec: str, frame: Frame) -> str:
 def is_named(spec: str, frame: Frame) -> bool:
     """Is spec made only of names (a catalogue's, or partitions' with or without z, joined by '+')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
-    return all(p.strip().removeprefix("z") in named for p in _expand(spec, frame).split("+"))
+    spec = _expand(spec, frame)
+    return isinstance(spec, tuple) or all(p.strip().removeprefix("z") in named for p in spec.split("+"))
 
 
 def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
     """Partitions joined by '+' (names or explicit groups), or a catalogue's name: the
     heuristic is the maximum over them. One partition is the plain additive heuristic."""
     spec = _expand(spec, frame)
+    if isinstance(spec, tuple):
+        return spec
     parts = tuple(parse_partition(p, frame) for p in spec.split("+"))
     if len(set(parts)) != len(parts):
         raise PatternError(f"a partition appears twice in {spec!r}")

@@ -46,6 +46,21 @@ def test_named_catalogues_and_the_pinwheel():
         parse_catalog("pinwheel", f4)
 
 
+def test_the_published_catalogue_is_14_partitions_of_20_zero_aware_6_tile_groups():
+    """cr14, as in 24puzzle's catalogues/improved-compound.cat; one of its partitions is blocks."""
+    for goal in ("blank-first", "blank-last"):  # canonical groups: the same whatever the goal
+        parts = parse_catalog("cr14", Frame.for_goal(make_goal(Shape(5, 5), goal)))
+        assert len(parts) == 14 and len(set(parts)) == 14 and len(catalog_groups(parts)) == 20
+        for part in parts:
+            assert sorted(t for g in part for t in g if t) == list(range(1, 25))
+            assert all(len(g) == 7 and g[0] == 0 for g in part)
+        f5 = Frame.for_goal(make_goal(Shape(5, 5), goal))
+        assert parse_partition("zblocks", f5) in parts and is_named("cr14", f5)
+    assert (0, 1, 5, 6, 10, 11, 12) in parts[0] and (0, 2, 3, 4, 7, 8, 9) in parts[0]
+    assert parts[13] == ((0, 1, 2, 5, 6, 10, 15), (0, 3, 4, 7, 8, 9, 14), (0, 11, 16, 17, 20, 21, 22),
+                         (0, 12, 13, 18, 19, 23, 24))
+
+
 def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_path):
     """On all 181,440 8-puzzle states: the catalogue's value is the largest of its partitions'
     values (each with its mirror), and never above the exact distance."""
