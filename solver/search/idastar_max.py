@@ -1,5 +1,6 @@
 """One IDA* iteration below a subtree root for a catalogue: the maximum over several
-additive partitions (each with its diagonal mirror where the goal allows).
+additive partitions (each with its diagonal mirror where the goal allows; a group may be served
+by its transpose's table, read in the mirrored state: inst_flip).
 
 Like idastar_pdb, but every partition keeps its own sums. Each (partition,
 group) pair is an instance with its own current value; a move changes one
@@ -36,7 +37,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     pos = pos_in.copy()
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
-    reflect, tile_inst, inst_group = H[11], H[14], H[15]
+    reflect, tile_inst, inst_group, flip = H[11], H[14], H[15], H[18]
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     n = pos.size
@@ -102,7 +103,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
             if i >= 0:
                 g = inst_group[i]
                 index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
-                                          cols, g, False, True)
+                                          cols, g, flip[i] != 0, True)
                 low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
                 inputs = region_inputs(table, zinfo, g)
                 v += low - ival[i]
@@ -121,7 +122,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 if i >= 0:
                     g = inst_group[i]
                     index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed,
-                                              zinfo, cols, g, True, True)
+                                              zinfo, cols, g, flip[i] == 0, True)
                     low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
                     inputs = region_inputs(table, zinfo, g)
                     v += low - fval[i]
