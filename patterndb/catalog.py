@@ -1,7 +1,6 @@
 """Names, builds and loads the table files of a data directory."""
 from __future__ import annotations
 
-import fcntl
 import shutil
 import sys
 import tempfile
@@ -12,6 +11,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .datadir import available_memory
+from .locks import exclusive
 from .errors import TableError
 from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
 from .additive import build_pattern, bytes_needed, word_dtype
@@ -75,13 +75,9 @@ def build_lock(path: Path, progress: bool) -> Iterator[bool]:
     """One build of a table at a time: a second build of it waits for the first, and is
     told (True) when the table was written meanwhile, so it need not build it again."""
     before = path.stat().st_mtime_ns if path.exists() else None
-    with open(path.parent / f".{path.name}.lock", "w") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if progress:
-                print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)
-            fcntl.flock(fh, fcntl.LOCK_EX)
+    say = (lambda: print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)) \
+        if progress else (lambda: None)
+    with exclusive(path.parent / f".{path.name}.lock", say):
         yield path.exists() and path.stat().st_mtime_ns != before
 
 

@@ -7,6 +7,8 @@ build there), never a traceback.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,8 +32,13 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, as a shell reports a process that SIGINT ended
+
+
 def guarded(fn: Callable) -> Callable:
-    """Turn PuzzleError into a one-line message and exit status (2, or 3 for tables)."""
+    """Turn PuzzleError into a one-line message and exit status (2, or 3 for tables); Ctrl-C
+    (where the command does not stop on it itself) into exit 130; a reader that closed our
+    output (`| head`) into a quiet exit 0."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -41,6 +48,12 @@ def guarded(fn: Callable) -> Callable:
             raise UserError(str(e), TABLE_EXIT) from None
         except PuzzleError as e:
             raise UserError(str(e), 2) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(INTERRUPTED_EXIT)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush must not fail too)
+            sys.exit(0)
 
     return wrapper
 

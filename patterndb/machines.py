@@ -11,7 +11,6 @@ state that exists; it is then rebuilt.
 from __future__ import annotations
 
 import datetime as _dt
-import fcntl
 import time
 from contextlib import contextmanager
 import zlib
@@ -24,6 +23,7 @@ from .errors import TableError
 from .geometry import Shape
 from .movefsm import MoveMachine, build, build_cost, undo_machine
 from .datadir import available_memory, cache_dir
+from .locks import exclusive
 from .store import atomic, hdf5_writer, plain, remember, remembered
 
 FORMAT_VERSION = 1
@@ -210,17 +210,14 @@ def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterat
     each built it): a lock file beside the first place that can hold one; yields whether
     a lock is held (not where neither place can hold one: the build goes ahead unlocked)."""
     for path in places:
+        lock = path.parent / f".{path.name}.lock"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(path.parent / f".{path.name}.lock", "w")
+            with open(lock, "a"):  # (can one be made here?)
+                pass
         except OSError:
             continue
-        with fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                log(f"waiting for another process building {path.name} ...")
-                fcntl.flock(fh, fcntl.LOCK_EX)
+        with exclusive(lock, lambda: log(f"waiting for another process building {path.name} ...")):
             yield True
         return
     yield False

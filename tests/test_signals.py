@@ -121,3 +121,32 @@ def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
     assert d["nodes_expanded"] == 7_531_254  # the uninterrupted serial count, exactly
     assert d["iterations"][len(before["iterations"])]["bound"] == before["bound"]
     assert not list(Path(tmp_path).glob("*.tmp*"))  # no temporary left behind
+
+
+def test_ctrl_c_during_a_table_build_exits_130_and_keeps_nothing(tmp_path):
+    """Issue 30: pdb build ended by Ctrl-C printed 'Aborted!' and exited 1; solver exits 130."""
+    p = subprocess.Popen([sys.executable, "-m", "patterndb.cli", "build", "--size", "4", "--pattern", "7-8",
+                          "--data-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "depth" not in seen:  # the build has begun
+        line = p.stderr.readline()
+        assert line, "the build ended before it was interrupted"
+        seen += line
+    p.send_signal(signal.SIGINT)
+    t = time.monotonic()
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
+    assert time.monotonic() - t < 10
+    assert not list(tmp_path.glob("*.h5*"))
+
+
+def test_a_reader_that_stops_reading_ends_the_batch_quietly(tmp_path):
+    """Issue 30: `solver solve --file ... | head` exited 1."""
+    f = tmp_path / "many.txt"
+    f.write_text("1 2 3 4 5 6 7 8 _\n" * 20000)
+    p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "-j", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().split()[0] == "line"
+    p.stdout.close()  # as head does after its lines
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 0 and "Traceback" not in err and "Error" not in err, err
