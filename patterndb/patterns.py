@@ -70,10 +70,11 @@ def _groups(*rows: str) -> tuple[tuple[int, ...], ...]:
     return tuple((0, *map(int, r.split(","))) for r in rows)
 
 
-# Clausecker & Reinefeld's catalogue (SoCS 2019; 24puzzle's catalogues/improved-compound.cat): 14
-# partitions of 20 distinct zero-aware 6-tile groups, each partition with its diagonal mirror here
-# (28 lookups a node at most). Published: 1.18e12 expansions for Korf & Felner's 50 without move
-# pruning (data/korf24_50_nodecounts.txt), 7x fewer than 6-6-6-6.
+# Clausecker & Reinefeld's catalogues (24puzzle's catalogues/): cr7 is small-t.cat, their SoCS 2019
+# best: 7 partitions of zero-aware 6-tile groups and their transposes (here: each partition with its
+# diagonal mirror, 14 lookups a node at most); published 1.18e12 expansions for Korf & Felner's 50
+# without move pruning (../shared/data/korf24_50_nodecounts.txt, smallt_zpdb_exp), 7x fewer than
+# 6-6-6-6. cr14 is improved-compound.cat: those 7 and 7 more (28 lookups at most), 20 tables.
 _A, _B, _C, _D = "1,5,6,10,11,12", "2,3,4,7,8,9", "13,14,18,19,23,24", "15,16,17,20,21,22"
 _E, _F, _G, _H = "1,2,5,6,10,11", "3,4,7,8,9,12", "13,14,15,16,17,18", "19,20,21,22,23,24"
 _I, _J, _K, _L = "1,5,6,10,15,20", "11,12,16,17,21,22", "3,4,9,14,19,24", "7,8,12,13,18,23"
@@ -83,6 +84,7 @@ _CR14 = tuple(_groups(*p) for p in (
     (_A, _B, _C, _D), (_E, _F, _C, _D), (_A, _B, _G, _H), (_E, _F, _G, _H), (_I, _B, _J, _C), (_E, _K, _L, _D),
     (_I, _M, _N, _J), (_A, _M, _N, _D), (_I, _B, _O, _P), (_Q, _R, _O, _H), (_Q, _K, _L, _S), (_Q, _F, _S, _C),
     (_E, _R, _T, _D), (_Q, _R, _S, _T)))
+_CR7 = tuple(_CR14[i] for i in (0, 1, 2, 3, 4, 5, 8))
 # Named catalogues: the maximum over partitions, for the fewest nodes rather than the least
 # time (measured: 4x4, Korf's 100, 1 thread: 795,176 nodes against best's 693,950 since
 # best's kernel visits the children lowest f first, 0.54 s against 0.22 s; 5x5, Korf &
@@ -90,7 +92,7 @@ _CR14 = tuple(_groups(*p) for p in (
 CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
     (4, 4): {"max2": "z7-8+6-6-3"},
     # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's) in 264 s wall, 12.26 G on the 20 easiest.
-    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel", "cr14": _CR14},
+    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel", "cr7": _CR7, "cr14": _CR14},
 }
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
 

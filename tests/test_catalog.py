@@ -46,8 +46,9 @@ def test_named_catalogues_and_the_pinwheel():
         parse_catalog("pinwheel", f4)
 
 
-def test_the_published_catalogue_is_14_partitions_of_20_zero_aware_6_tile_groups():
-    """cr14, as in 24puzzle's catalogues/improved-compound.cat; one of its partitions is blocks."""
+def test_the_published_catalogues():
+    """cr14, as in 24puzzle's catalogues/improved-compound.cat (14 partitions of 20 zero-aware
+    6-tile groups; one of them is blocks), and cr7, small-t.cat, 7 of them."""
     for goal in ("blank-first", "blank-last"):  # canonical groups: the same whatever the goal
         parts = parse_catalog("cr14", Frame.for_goal(make_goal(Shape(5, 5), goal)))
         assert len(parts) == 14 and len(set(parts)) == 14 and len(catalog_groups(parts)) == 20
@@ -59,6 +60,10 @@ def test_the_published_catalogue_is_14_partitions_of_20_zero_aware_6_tile_groups
     assert (0, 1, 5, 6, 10, 11, 12) in parts[0] and (0, 2, 3, 4, 7, 8, 9) in parts[0]
     assert parts[13] == ((0, 1, 2, 5, 6, 10, 15), (0, 3, 4, 7, 8, 9, 14), (0, 11, 16, 17, 20, 21, 22),
                          (0, 12, 13, 18, 19, 23, 24))
+    small = parse_catalog("cr7", f5)  # small-t.cat: 7 of them (with their transposes: our mirror)
+    assert len(small) == 7 and set(small) < set(parts) and len(catalog_groups(small)) == 14
+    assert small[6] == ((0, 1, 5, 6, 10, 15, 20), (0, 2, 3, 4, 7, 8, 9), (0, 11, 12, 13, 16, 17, 18),
+                        (0, 14, 19, 21, 22, 23, 24))
 
 
 def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_path):
