@@ -6,7 +6,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -111,29 +111,6 @@ def _write_exact(frame: Frame, path: Path, progress: bool) -> None:
     if table.size <= proof.CHECK_AT_BUILD:  # (cheap: 3x3 in well under a second; larger ones: pdb verify --full)
         proof.prove_exact(path, table, attrs)
     write_table(path, table, attrs)
-
-
-def table_sources(frame: Frame, groups: tuple[tuple[int, ...], ...], exists: Callable[[tuple[int, ...]], bool]
-                  ) -> list[tuple[tuple[int, ...], bool]]:
-    """Which table serves each group of a catalogue: (the group whose file it is, whether it
-    is read through the diagonal mirror). A group's own file where it exists (exists(g));
-    else its transpose's, where that exists or serves an earlier group: one file, two uses.
-    Otherwise its own, to be built."""
-    out: list[tuple[tuple[int, ...], bool]] = []
-    files: set[tuple[int, ...]] = set()
-    for g in groups:
-        t = frame.transposed(g)
-        if t is not None and t != g and not exists(g) and (exists(t) or t in files):
-            out.append((t, True))
-        else:
-            out.append((g, False))
-        files.add(out[-1][0])
-    return out
-
-
-def table_files(sources: list[tuple[tuple[int, ...], bool]]) -> list[tuple[int, ...]]:
-    """The distinct groups whose files serve table_sources' groups, in order of first use."""
-    return list(dict.fromkeys(g for g, _ in sources))
 
 
 def goal_index(attrs: dict[str, Any]) -> int:

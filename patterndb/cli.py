@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from .board import make_goal, parse_board
+from .board import make_goal
 from .catalog import (build_exact_file, build_pattern_file, check_name, exact_expect, exact_path, list_tables, load_checked,
-                      map_checked, pack_pattern_file, pattern_expect, pattern_path, table_files, table_sources)
+                      map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import PuzzleError, TableError
@@ -59,18 +59,10 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        parts = parse_catalog(pattern, frame)
-        groups = catalog_groups(parts)
+        groups = catalog_groups(parse_catalog(pattern, frame))
         if not quiet and not is_named(pattern, frame):
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
-        if len(parts) > 1:  # a catalogue: a group whose transpose has a table is served by it
-            sources = table_sources(frame, groups, lambda g: not force and pattern_path(ddir, frame, g).exists())
-            for g, (f, flipped) in zip(groups, sources):
-                if flipped and not quiet:
-                    click.echo(f"tiles {_user_label(frame, g)}: served by the table of {_user_label(frame, f)} "
-                               "through the diagonal mirror", err=True)
-            groups = tuple(table_files(sources))
         _build_patterns(frame, groups, ddir, force, quiet)
         depth = default_depth(shape)
         if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
@@ -184,36 +176,6 @@ def list_cmd(data_dir, as_json) -> None:
     for tmp, pid, alive in leftovers:
         state = f"being written (process {pid})" if alive else "left by a killed build: 'pdb clean' removes it"
         click.echo(f"{tmp.name:40} {tmp.stat().st_size / 1e6:8.1f} MB {state}")
-    for line in _named_built(ddir, rows):
-        click.echo(line)
-
-
-def _named_built(ddir: Path, rows: list) -> list[str]:
-    """Lines for the named partitions and catalogues whose tables are all here, with the
-    groups a catalogue reads from their transposes' tables (one file, two uses)."""
-    frames = {(int(a["rows"]), int(a["cols"]), str(a["goal"])) for _, a, _ in rows
-              if a is not None and a.get("kind") == "pdb"}
-    lines = []
-    for r, c, goal in sorted(frames):
-        frame = Frame.for_goal(parse_board(goal, r, c))
-        names = [*NAMED.get((r, c), {}), *(f"z{n}" for n in NAMED.get((r, c), {})), *CATALOGUES.get((r, c), {})]
-        seen = set()
-        for name in names:
-            parts = parse_catalog(name, frame)
-            if parts in seen:  # (z6-6-6-6 is best)
-                continue
-            seen.add(parts)
-            groups = catalog_groups(parts)
-            exists = lambda g: pattern_path(ddir, frame, g).exists()
-            sources = table_sources(frame, groups, exists) if len(parts) > 1 else [(g, False) for g in groups]
-            files = table_files(sources)
-            if not all(map(exists, files)):
-                continue
-            if not lines:
-                lines.append(f"{'built':14} {'board':5} {'goal':>6} files  read through the diagonal mirror")
-            mirrored = "; ".join(f"{group_label(g)} from {group_label(f)}" for g, (f, m) in zip(groups, sources) if m)
-            lines.append(f"{name:14} {r}x{c:<3} {'b' + str(frame.blank_cell):>6} {len(files):5}  {mirrored or '-'}")
-    return lines
 
 
 LIST_FIELDS = ("kind", "rows", "cols", "goal", "tiles", "entries", "max", "mean", "checksum_crc32", "created")

@@ -77,25 +77,3 @@ class Frame:
     def directions_from_canonical(self, directions: str) -> str:
         return directions.translate(_FLIP) if self.rotated else directions
 
-    @cached_property
-    def reflection(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """(refl_tile, refl_cell) mapping the canonical goal onto itself by transposition
-        (a square board, the goal's blank on the main diagonal), or None."""
-        shape = self.shape
-        if shape.rows != shape.cols:
-            return None
-        n, s = shape.n, shape.cols
-        cell = np.array([(c % s) * s + c // s for c in range(n)], dtype=np.int64)
-        goal = self.canonical_goal.tiles.astype(np.int64)
-        tile = goal[cell[self.canonical_goal.positions()]]
-        if tile[0] != 0:
-            return None  # the blank's goal cell is off the diagonal
-        return tile, cell
-
-    def transposed(self, group: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The canonical tile group mirrored about the main diagonal, whose table is this
-        group's read in the mirrored state (None where the goal has no such mirror)."""
-        if self.reflection is None:
-            return None
-        return tuple(sorted(int(self.reflection[0][t]) for t in group))
-

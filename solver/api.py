@@ -22,7 +22,7 @@ import numpy as np
 
 from patterndb import Board, BoardError, Frame, TableError, make_goal, parse_board
 from patterndb.board import check_solvable
-from patterndb.catalog import build_exact_file, exact_path, pattern_expect, pattern_path, table_files, table_sources
+from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
 from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
@@ -152,14 +152,10 @@ def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heu
 
 def _pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
     parts = parse_catalog(pattern, frame)
-    groups = catalog_groups(parts)
-    # A catalogue reads a group whose own table is missing through its transpose's (one file, two uses).
-    sources = table_sources(frame, groups, lambda g: pattern_path(data_dir, frame, g).exists()) \
-        if len(parts) > 1 else [(g, False) for g in groups]
-    paths = cached(frame, tuple(table_files(sources)), data_dir)
+    paths = cached(frame, catalog_groups(parts), data_dir)
     if paths is None:
         raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{_build_hint(frame, pattern)}'")
-    return heuristics.pdb(frame, parts, paths, pattern, reflect, sources)
+    return heuristics.pdb(frame, parts, paths, pattern, reflect)
 
 
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:

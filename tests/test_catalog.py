@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from patterndb import Frame, PatternError, Shape, make_goal, random_board, scramble
+from patterndb import Frame, PatternError, Shape, make_goal, random_board
 from patterndb.catalog import build_pattern_file
-from patterndb.patterns import CATALOGUES, catalog_groups, group_label, is_named, parse_catalog, parse_partition
+from patterndb.patterns import catalog_groups, is_named, parse_catalog, parse_partition
 from solver import solve
 from solver.api import Options, make_plan, prepare
 from solver.heuristics.kernels import h_many
@@ -124,51 +124,3 @@ def test_catalogue_on_15_puzzles(pdb_dir):
         assert sum(full_cat.values()) <= sum(full_one.values())
         fewer += sum(full_cat.values()) < sum(full_one.values())
     assert fewer >= 6
-
-
-# (spec in canonical tiles, table files): on 3x3 the second partition is the first mirrored (zero-aware), on 4x4 one group
-SHARED = {3: ("0,1,2,3/0,4-8+0,1,3,6/0,2,4,5,7,8", 2), 4: ("1-5/6-10/11-15+1,4,5,8,12/2,3,6,7,9/10,11,13-15", 5)}
-
-
-@pytest.mark.parametrize("size", [3, 4])
-@pytest.mark.parametrize("goal", ["blank-first", "blank-last"])
-def test_a_group_served_by_its_transposes_table_reads_as_its_own(tmp_path, rng, monkeypatch, size, goal):
-    """Issue 27: one file, two uses. A catalogue with a group and its transpose builds one table;
-    read through the mirror it gives the values of the group's own table on random states
-    (with and without the mirrored lookups), and the searches the same counts."""
-    from click.testing import CliRunner
-
-    from patterndb.cli import main as pdb
-    from patterndb.catalog import pattern_path
-
-    shape = Shape(size, size)
-    frame = Frame.for_goal(make_goal(shape, goal))
-    canonical, files = SHARED[size]  # (in the user's numbers, the mirror maps other tiles for blank-last)
-    spec = "+".join("/".join(",".join(str(int(frame.unlabel[t])) for t in g) for g in p)
-                    for p in parse_catalog(canonical, Frame.for_goal(make_goal(shape, "blank-first"))))
-    parts = parse_catalog(spec, frame)
-    own, shared = tmp_path / "own", tmp_path / "shared"
-    for g in catalog_groups(parts):
-        build_pattern_file(frame, g, own)
-    r = CliRunner().invoke(pdb, ["build", "--size", str(size), "--goal", goal, "--pattern", spec,
-                                 "--data-dir", str(shared)])
-    assert r.exit_code == 0 and "through the diagonal mirror" in r.stderr, r.output
-    mirrored = frame.transposed(parts[0][0])
-    assert mirrored in parts[1][:1] and not pattern_path(shared, frame, mirrored).exists()
-    assert len(list(shared.glob("pdb-*.h5"))) == files
-    boards = np.array([frame.to_canonical(random_board(shape, frame.goal, rng)).tiles for _ in range(3000)])
-    monkeypatch.setitem(CATALOGUES, (size, size), {"shared": parts})
-    listed = CliRunner().invoke(pdb, ["list", "--data-dir", str(shared)]).stdout.splitlines()
-    assert [ln.split()[:4] for ln in listed if ln.startswith("shared")] == [["shared", f"{size}x{size}", "b0", str(files)]]
-    assert f"{group_label(mirrored)} from {group_label(parts[0][0])}" in listed[-1]
-    for reflect in (True, False):
-        h = [make_plan(frame, Options(algorithm="idastar", pattern=spec, data_dir=d, reflect=reflect)).heuristic
-             for d in (own, shared)]
-        assert len(h[1].tables) == files < len(h[0].tables)
-        assert np.array_equal(h_many(boards, h[0].H), h_many(boards, h[1].H))
-    for _ in range(3):
-        b = random_board(shape, frame.goal, rng) if size == 3 else \
-            scramble(frame.goal, 40, rng)
-        a, c = (solve(str(b), goal, pattern=spec, data_dir=d, jobs=1) for d in (own, shared))
-        counts = lambda its: [(x["bound"], x["expanded"], x["generated"]) for x in its]
-        assert a.length == c.length and counts(a.iterations) == counts(c.iterations)

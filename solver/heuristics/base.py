@@ -52,7 +52,6 @@ def kernel_tuple(
     inst_group: np.ndarray = np.zeros(0, dtype=np.int64),
     part_of: np.ndarray = np.zeros(0, dtype=np.int64),
     zinfo: np.ndarray | None = None,
-    inst_flip: np.ndarray = np.zeros(0, dtype=np.int64),
 ) -> tuple:
     """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
     shape = goal.shape
@@ -70,5 +69,4 @@ def kernel_tuple(
         group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
         tile_inst, inst_group, part_of,
         np.zeros((max(group_k.size, 1), 7), dtype=np.int64) if zinfo is None else zinfo,
-        inst_flip,
     )

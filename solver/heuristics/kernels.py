@@ -7,7 +7,7 @@ kernel compiles once and branches on H[0] (the kind):
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
        tile_inst[n, P], inst_group[I], part_of[I],
-       zinfo[G, 7], inst_flip[I])
+       zinfo[G, 7])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -20,9 +20,7 @@ its value is the group's Manhattan distance, summed while ranking, plus twice
 the stored nibble. For the exact kind, table is indexed by the full rank.
 A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
 tables: instance i is group inst_group[i] counted in partition part_of[i],
-and tile_inst[t, p] is the instance holding tile t in partition p (or -1);
-an instance with inst_flip[i] holds the transposed tiles of its table's group
-and reads the table in the mirrored state (its mirror: in the state itself).
+and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
 A zero-aware group (patterndb.zeroaware) has a 4-bit code per rank (packed[g]
 = 2) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at (-1: dense),
 regions_at, and where a flagged code's first read is: base, mul, shift), the
@@ -234,16 +232,16 @@ def h_full(board, pos, H, greg, gref):
         return np.int64(H[4][rank(pos, n, n)])
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     if kind == PDB_MAX:  # greg/gref: per instance
-        inst_group, part_of, flip = H[15], H[16], H[18]
+        inst_group, part_of = H[15], H[16]
         P = H[14].shape[1]
         sums = np.zeros(2 * P, dtype=np.int64)
         for i in range(inst_group.size):
             greg[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                                  inst_group[i], flip[i] != 0, True)
+                                  inst_group[i], False, True)
             sums[part_of[i]] += greg[i]
             if H[11]:
                 gref[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                      cols, inst_group[i], flip[i] == 0, True)
+                                      cols, inst_group[i], True, True)
                 sums[P + part_of[i]] += gref[i]
         return sums.max()
     hr = 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import map_checked, pattern_expect, pattern_path, table_files
+from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
 from patterndb.patterns import Partition, catalog_groups, pattern_tiles
 from patterndb.store import is_packed
@@ -25,72 +25,72 @@ from .base import Heuristic, kernel_tuple
 from .kernels import PDB, PDB_MAX
 
 
+def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
+    """(refl_tile, refl_cell) mapping the canonical goal onto itself by transposition, or None."""
+    shape = frame.shape
+    if shape.rows != shape.cols:
+        return None
+    n, s = shape.n, shape.cols
+    cell = np.array([(c % s) * s + c // s for c in range(n)], dtype=np.int64)
+    goal = frame.canonical_goal.tiles.astype(np.int64)
+    gpos = frame.canonical_goal.positions()
+    tile = goal[cell[gpos]]
+    if tile[0] != 0:
+        return None  # the blank's goal cell is off the diagonal
+    return tile, cell
+
+
 _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their files' identities
 _LOADED_MAX = 8
 
 
-Sources = list[tuple[tuple[int, ...], bool]]
-
-
-def pdb(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool = True,
-        sources: Sources | None = None) -> Heuristic:
+def pdb(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
     """The additive heuristic of one partition's group tables, or the maximum over several
-    partitions (a catalogue). sources: for each of catalog_groups(parts), the group whose
-    table serves it and whether through the diagonal mirror (patterndb.catalog.table_sources;
-    default: its own); paths: the table of each of table_files(sources), in order.
+    partitions (a catalogue); paths: the table of each of catalog_groups(parts), in order.
 
     Kept for the rest of the process, keyed by the files' paths, sizes, mtimes and
     inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or changed
     file is loaded (and checked) afresh."""
-    sources = sources if sources is not None else [(g, False) for g in catalog_groups(parts)]
     stats = [Path(p).stat() for p in paths]
     key = (frame.key, parts, tuple(str(Path(p).absolute()) for p in paths),
-           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats), name, reflect, tuple(sources))
+           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats), name, reflect)
     if key not in _loaded:
         if len(_loaded) >= _LOADED_MAX:
             _loaded.pop(next(iter(_loaded)))
-        _loaded[key] = _load(frame, parts, paths, name, reflect, sources)
+        _loaded[key] = _load(frame, parts, paths, name, reflect)
     return _loaded[key]
 
 
-def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool,
-          sources: Sources) -> Heuristic:
+def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool) -> Heuristic:
     n = frame.shape.n
     groups = catalog_groups(parts)
-    files = table_files(sources)
-    if len(parts) == 1 and any(flipped for _, flipped in sources):
-        raise ValueError("a single partition reads its own tables (only a catalogue's kernel reads one mirrored)")
-    table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in files])
+    table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
     fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
-    placed = [pattern_tiles(g) for g in files]
+    placed = [pattern_tiles(g) for g in groups]
     kmax = max(len(g) for g in placed)
     group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
     group_of = np.full(n, -1, dtype=np.int64)
     for i, g in enumerate(placed):
         group_tiles[i, : len(g)] = g
         group_of[list(g)] = i
-    # The mirror's maps wherever the goal has one: a table read for its transposed group needs
-    # them even without the mirrored lookups (reflect=False).
-    refl = frame.reflection
+    refl = reflection(frame) if reflect else None
     refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
     catalogue = {}
-    if len(parts) > 1:  # instance i: table inst_group[i] (mirrored: inst_flip[i]) in partition part_of[i]
-        serve = {g: (files.index(f), flipped) for g, (f, flipped) in zip(groups, sources)}
-        inst = [(p, *serve[g], pattern_tiles(g)) for p, part in enumerate(parts) for g in part]
+    if len(parts) > 1:  # instance i: group inst_group[i] in partition part_of[i]
+        inst = [(p, groups.index(g)) for p, part in enumerate(parts) for g in part]
         tile_inst = np.full((n, len(parts)), -1, dtype=np.int64)
-        for i, (p, _, _, tiles) in enumerate(inst):
-            tile_inst[list(tiles), p] = i
-        catalogue = {"tile_inst": tile_inst, "inst_group": np.array([f for _, f, _, _ in inst], dtype=np.int64),
-                     "part_of": np.array([p for p, _, _, _ in inst], dtype=np.int64),
-                     "inst_flip": np.array([fl for _, _, fl, _ in inst], dtype=np.int64)}
+        for i, (p, g) in enumerate(inst):
+            tile_inst[list(placed[g]), p] = i
+        catalogue = {"tile_inst": tile_inst, "inst_group": np.array([g for _, g in inst], dtype=np.int64),
+                     "part_of": np.array([p for p, _ in inst], dtype=np.int64)}
     H = kernel_tuple(
         PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
         group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
-        refl_tile=refl_tile, refl_cell=refl_cell, reflect=reflect and refl is not None,
+        refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
         packed=np.array([2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64), **catalogue,
         **_zero_aware_fields(attrs, offsets),
     )
-    label = f"pdb {name}" + (" + reflection" if reflect and refl is not None else "")
+    label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
 
 

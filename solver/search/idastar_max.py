@@ -1,12 +1,11 @@
 """One IDA* iteration below a subtree root for a catalogue: the maximum over several
-additive partitions (each with its diagonal mirror where the goal allows; a group may be served
-by its transpose's table, read in the mirrored state: inst_flip).
+additive partitions (each with its diagonal mirror where the goal allows).
 
 Like idastar_pdb, but every partition keeps its own sums. Each (partition,
 group) pair is an instance with its own current value; a move changes one
 instance per partition (the moved tile's group there), so a node costs a
 lookup per partition and one for its mirror, taken in order until one of
-them prunes the child (a partition that prunes moves a place nearer the front). Tables shared by two
+them prunes the child (put the strongest partition first). Tables shared by two
 partitions are stored once (instances point at the same table). A node's
 first visit asks for its children's rows of the move-pruning machine
 (moves.ask_rows). A flagged zero-aware entry's region is read only where the
@@ -37,7 +36,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     pos = pos_in.copy()
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
-    reflect, tile_inst, inst_group, flip = H[11], H[14], H[15], H[18]
+    reflect, tile_inst, inst_group = H[11], H[14], H[15]
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     n = pos.size
@@ -52,11 +51,6 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         hr[d0, part_of[i]] += ival[i]
         hf[d0, part_of[i]] += fval[i]
     saved = np.empty((MAX_DEPTH + 1, P, 2), dtype=np.int64)  # old regular / mirrored instance values
-    # The partitions in the order they are tried: one that prunes a child moves a place
-    # nearer the front, so the ones that prune most often are asked first. (Which child is
-    # pruned, and the next bound, do not depend on the order: a break needs a value that
-    # prunes and cannot lower the next bound.)
-    order = np.arange(P)
     nr = np.empty(P, dtype=np.int64)  # the child's new instance values
     nf = np.empty(P, dtype=np.int64)
     states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
@@ -102,14 +96,13 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         # the child may set the next bound: that takes the whole maximum).
         u = refl_tile[t] if reflect else 0
         best = 0
-        for k in range(P):
-            p = order[k]
+        for p in range(P):
             i = tile_inst[t, p]
             v = hr[depth, p]
             if i >= 0:
                 g = inst_group[i]
                 index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
-                                          cols, g, flip[i] != 0, True)
+                                          cols, g, False, True)
                 low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
                 inputs = region_inputs(table, zinfo, g)
                 v += low - ival[i]
@@ -121,8 +114,6 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
             hr[depth + 1, p] = v
             best = max(best, v)
             if bound < depth + 1 + best >= nxt:
-                if k > 0:  # it pruned: one place nearer the front
-                    order[k], order[k - 1] = order[k - 1], p
                 break
             if reflect:
                 i = tile_inst[u, p]
@@ -130,7 +121,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 if i >= 0:
                     g = inst_group[i]
                     index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed,
-                                              zinfo, cols, g, flip[i] == 0, True)
+                                              zinfo, cols, g, True, True)
                     low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
                     inputs = region_inputs(table, zinfo, g)
                     v += low - fval[i]
@@ -142,8 +133,6 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 hf[depth + 1, p] = v
                 best = max(best, v)
             if bound < depth + 1 + best >= nxt:  # pruned, and cannot lower the next bound
-                if k > 0:
-                    order[k], order[k - 1] = order[k - 1], p
                 break
         f = depth + 1 + best
         if f > bound or depth + 1 >= MAX_DEPTH:
