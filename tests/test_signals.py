@@ -130,8 +130,11 @@ def test_ctrl_c_during_a_table_build_exits_130_and_keeps_nothing(tmp_path):
     one big level of an 8-tile table waits for that level: seconds to a minute.)"""
     data, log = tmp_path / "data", tmp_path / "stderr.txt"
     with open(log, "w") as err:
+        # (SIGINT as a terminal leaves it: a test run before this one may have left it ignored in
+        # this process, and an ignored SIGINT is inherited, so the build never saw it)
         p = subprocess.Popen([sys.executable, "-m", "patterndb.cli", "build", "--size", "4", "--pattern", "7-8",
-                              "--data-dir", str(data)], stdout=subprocess.DEVNULL, stderr=err)
+                              "--data-dir", str(data)], stdout=subprocess.DEVNULL, stderr=err,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     while "depth" not in log.read_text():  # the build has begun
         assert p.poll() is None and time.monotonic() < deadline, log.read_text()
