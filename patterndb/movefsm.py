@@ -291,7 +291,7 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     twice as many slots as paths, the old and new tables both held while it grows) and the
     longest level's paths with their next level's four times as many."""
     probe = min(depth, PROBE_DEPTH)
-    live = [float(x) for x in (_search(shape.neighbours, probe)[2] if probe > 2 else _live_by_moves(shape, probe))]
+    live = [float(x) for x in _search(shape.neighbours, probe)[2]]
     growth = live[-1] / live[-2] if live[-2] else 0.0
     while len(live) <= depth:
         live.append(live[-1] * growth)
@@ -302,16 +302,6 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     row = depth + 1 + shape.n
     level = max((5 * a + b) * row for a, b in zip(live, live[1:]))
     return BuildCost(paths, int(1.5 * 33 * slots + level), SECONDS_PER_PATH * paths)
-
-
-def _live_by_moves(shape: Shape, depth: int) -> list[int]:
-    """Paths of 0..depth moves that never undo the last move (the live paths up to depth 2)."""
-    nbrs = shape.neighbours
-    degree = (nbrs >= 0).sum(axis=1)
-    live = [shape.n, int(degree.sum())]
-    if depth >= 2:
-        live.append(int((degree * (degree - 1)).sum()))
-    return live[: depth + 1]
 
 
 def build(shape: Shape, depth: int) -> MoveMachine:

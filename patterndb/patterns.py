@@ -65,6 +65,7 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
     },
 }
 
+
 def _groups(*rows: str) -> tuple[tuple[int, ...], ...]:
     """Zero-aware groups from their tiles written out: "1,5,6,10,11,12" -> (0, 1, 5, 6, 10, 11, 12)."""
     return tuple((0, *map(int, r.split(","))) for r in rows)
@@ -168,7 +169,6 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
                            f"tiles {groups[0][0]} to {groups[0][-1]} write them with commas "
                            f"({','.join(map(str, groups[0]))})")
     return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
-
 
 
 def names_per_board(names: dict[tuple[int, int], dict]) -> str:

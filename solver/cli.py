@@ -240,8 +240,9 @@ def _cluster(scheduler: str | None, timeout: float) -> Iterator:
 
 
 def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None) -> int:
-    """Solve a batch; the exit status: 1 if an expected length is not met, else 2 if a line is
-    not a solvable board, else 4 if a board was stopped by its limit, else 0."""
+    """Solve a batch; the exit status: 5 if the Dask cluster failed, else 130/143 if a signal
+    stopped it, else 1 if an expected length is not met, else 2 if a line is not a solvable
+    board, else 4 if a board was stopped by its limit, else 0."""
     entries = read_batch(path, **shape)
     start = time.perf_counter()
     stop = BatchStop()
@@ -271,11 +272,12 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
         if t[key]:
             summary += f"; {t[key]} {what}"
     _err(summary)
+    left = len(entries) - t["solved"] - t["stopped"] - t["error"]
     if failed is not None:
-        _err(f"error: {failed}; {len(entries) - t['solved'] - t['stopped'] - t['error']} boards not solved")
+        _err(f"error: {failed}; {left} boards not solved")
         return EXIT_CLUSTER
     if stop.reason in EXIT_CODES_BY_SIGNAL:
-        _err(f"{stop.reason}: {len(entries) - t['solved'] - t['stopped'] - t['error']} boards not started")
+        _err(f"{stop.reason}: {left} boards not started")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
     return 1 if t["mismatch"] else 2 if t["error"] else EXIT_STOPPED["limit"] if t["stopped"] else 0
 

@@ -58,7 +58,7 @@ WAIT_NOTICE = 3.0  # seconds without workers before saying so
 
 def _lost(client) -> bool:
     """Has the client lost its scheduler (reconnecting, or given up and closed)? (A lost
-    connection may also show first as an OSError from a result: also taken as lost.)"""
+    connection may show first as an OSError from a result: the collector takes that as lost too.)"""
     return client.status != "running"
 
 
