@@ -16,7 +16,7 @@ from .errors import TableError
 from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
 from .additive import build_pattern, bytes_needed, word_dtype
 from .frame import Frame
-from .patterns import group_label, is_zero_aware, pattern_tiles
+from .patterns import goal_index, group_label, is_zero_aware, pattern_tiles
 from .ranking import num_placements
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import unpack as unpack_kernel
@@ -111,22 +111,6 @@ def _write_exact(frame: Frame, path: Path, progress: bool) -> None:
     if table.size <= proof.CHECK_AT_BUILD:  # (cheap: 3x3 in well under a second; larger ones: pdb verify --full)
         proof.prove_exact(path, table, attrs)
     write_table(path, table, attrs)
-
-
-def goal_index(attrs: dict[str, Any]) -> int:
-    """Where the goal's own entry is in a table, from the table's attributes (kind, shape, goal, tiles)."""
-    n = int(attrs["rows"]) * int(attrs["cols"])
-    goal = [int(t) for t in str(attrs["goal"]).split()]
-    cell = {t: c for c, t in enumerate(goal)}
-    tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
-    if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
-        raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    tiles = list(pattern_tiles(tuple(tiles))) if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
-    r, used = 0, []
-    for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
-        r = r * (n - i) + p - sum(u < p for u in used)
-        used.append(p)
-    return r
 
 
 def expected_name(attrs: dict[str, Any]) -> str:
@@ -252,7 +236,7 @@ def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: b
 def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
                  packed: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
     """(data, attributes) of one group's table, built in memory: what build_pattern_file
-    writes, and what `pdb verify --full` compares a file with (patterndb.proof)."""
+    writes, and what `pdb verify --full` compares a file with (patterndb.rebuild)."""
     n, placed = frame.shape.n, pattern_tiles(tiles)
     goal_cells = frame.canonical_goal.positions()[list(placed)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None

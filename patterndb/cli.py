@@ -23,7 +23,7 @@ from .errors import PuzzleError, TableError
 from .frame import Frame
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
-from .proof import prove, prove_machine
+from .rebuild import prove, prove_machine
 from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named, is_zero_aware, names_per_board,
                        parse_catalog, pattern_tiles)
 from .ranking import num_placements

@@ -14,8 +14,9 @@ lone "a-b" that is not a name for the board is refused, not read as tiles.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .errors import PatternError
+from .errors import PatternError, TableError
 from .frame import Frame
 
 
@@ -221,3 +222,19 @@ def group_label(tiles: tuple[int, ...]) -> str:
         parts.append(f"{tiles[i]}-{tiles[j]}" if j > i + 1 else ",".join(map(str, tiles[i : j + 1])))
         i = j + 1
     return ",".join(parts)
+
+
+def goal_index(attrs: dict[str, Any]) -> int:
+    """Where the goal's own entry is in a table, from the table's attributes (kind, shape, goal, tiles)."""
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    goal = [int(t) for t in str(attrs["goal"]).split()]
+    cell = {t: c for c, t in enumerate(goal)}
+    tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
+    if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
+        raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
+    tiles = list(pattern_tiles(tuple(tiles))) if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
+    r, used = 0, []
+    for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
+        r = r * (n - i) + p - sum(u < p for u in used)
+        used.append(p)
+    return r

@@ -3,28 +3,25 @@
 A checksum says a file is the one that was written; it cannot say that what was
 written is right: a table forged with its digest recomputed (another group's
 data under edited tiles, values doubled with the statistics recomputed) passes
-every check of `pdb verify`. Two proofs, by kind:
+every check of `pdb verify`. An exact table is proven in one pass: the goal's
+value is 0, no move lowers a value by more than 1 (consistency: summed along any
+path to the goal, every value is at most the path's length) and every other
+state with a value has a neighbour one lower (so the goal is that many moves
+away): every value is the exact distance, which the table walk relies on. Cost:
+one ranking a move; 3x4's 239.5 M states in about a minute on 2 cores
+(docs/benchmarks.md). `pdb build` runs it before the table's atomic rename up to
+CHECK_AT_BUILD entries (3x3 in well under a second), and for larger ones says
+that `--full` is the check.
 
-- an exact table, in one pass: the goal's value is 0, no move lowers a value by
-  more than 1 (consistency: summed along any path to the goal, every value is at
-  most the path's length) and every other state with a value has a neighbour one
-  lower (so the goal is that many moves away): every value is the exact distance,
-  which the table walk relies on. Cost: one ranking a move; 3x4's 239.5 M states
-  in about a minute on 2 cores (docs/benchmarks.md). `pdb build` runs it before
-  the table's atomic rename up to CHECK_AT_BUILD entries (3x3 in well under a
-  second), and for larger ones says that `--full` is the check.
-- a group table, by building it again and comparing byte for byte. The local
-  proof (consistency of its values over the abstract states, placement and the
-  blank's region) does not hold for the tables as stored: a plain table keeps a
-  placement's minimum over the blank's regions and a zero-aware one caps each
-  region at 2 above it, and both forms break consistency at honest states (every
-  table tried: 23 to 42,599 moves on 2x4 to 4x4). So the proof is the builder
-  itself, which the tests check against a plain breadth-first search: as long
-  as a build (about a minute for a 5x5 6-tile table on 2 cores).
+A group table has no such local proof: the local condition (consistency of its
+values over the abstract states, placement and the blank's region) does not hold
+for the tables as stored: a plain table keeps a placement's minimum over the
+blank's regions and a zero-aware one caps each region at 2 above it, and both
+forms break consistency at honest states (every table tried: 23 to 42,599 moves
+on 2x4 to 4x4). Those are proven by building them again (patterndb.rebuild).
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,7 +34,6 @@ from .ranking import rank, unrank
 
 CHECK_AT_BUILD = 1 << 24  # an exact table up to this many entries (16.8 M: up to 11 cells) is proven before it is written
 BLOCKS = 1024  # ranks are handed to the threads in this many blocks
-LAYOUT = ("encoding", "entries", "flag_code", "region_bytes", "prefix_at", "regions_at")  # how the bytes decode
 
 
 class Verdict(NamedTuple):
@@ -99,8 +95,8 @@ def _exact_pass(table, goal, n, nbrs, out):
 
 def check_exact(table: np.ndarray, attrs: dict[str, Any]) -> Verdict:
     """Consistency and descent of an exact table, and its goal's value."""
-    from .catalog import goal_index
     from .geometry import Shape
+    from .patterns import goal_index
 
     shape = Shape(int(attrs["rows"]), int(attrs["cols"]))
     out = np.zeros((BLOCKS, 5), dtype=np.int64)
@@ -123,51 +119,3 @@ def prove_exact(path: Path, table: np.ndarray, attrs: dict[str, Any]) -> str:
         raise TableError(f"{path} is not an exact table: {v.no_descent:,} states have no neighbour one move nearer "
                          "(or a 0 where the goal is not)")
     return f"exact: {v.states:,} states, {v.moves:,} moves checked (consistent, every state one move from a nearer one)"
-
-
-def prove_group(path: Path, table: np.ndarray, attrs: dict[str, Any], progress: bool = False) -> str:
-    """How a group table was proven right (one line): built again from its attributes'
-    board, goal and tiles, and compared byte for byte; TableError if it differs."""
-    from .board import Board
-    from .catalog import pattern_data
-    from .frame import Frame
-    from .geometry import Shape
-
-    shape = Shape(int(attrs["rows"]), int(attrs["cols"]))
-    frame = Frame.for_goal(Board(shape, np.array([int(t) for t in str(attrs["goal"]).split()], dtype=np.int64)))
-    if str(frame.canonical_goal) != str(attrs["goal"]):
-        raise TableError(f"{path} was not built in a canonical frame (goal {attrs['goal']!r})")
-    tiles = tuple(int(t) for t in attrs["tiles"])
-    start = time.perf_counter()
-    data, built = pattern_data(frame, tiles, progress, packed=attrs.get("encoding") != "byte")
-    differs = [k for k in LAYOUT if str(built.get(k)) != str(attrs.get(k))]
-    if differs:
-        raise TableError(f"{path} is not the table of tiles {built['tiles_label']}: built again, its "
-                         f"{', '.join(differs)} differ")
-    if data.size != table.size or not np.array_equal(data, table):
-        wrong = int(np.count_nonzero(data != table)) if data.size == table.size else -1
-        raise TableError(f"{path} is not the table of tiles {built['tiles_label']}: built again, "
-                         + (f"{wrong:,} of its {table.size:,} bytes differ" if wrong >= 0 else "its size differs"))
-    return f"built again in {time.perf_counter() - start:.1f}s: all {table.size:,} bytes equal"
-
-
-def prove_machine(path: Path, machine: Any, attrs: dict[str, Any]) -> str:
-    """How a move-pruning machine was proven right (one line): built again and compared; a
-    forged machine that prunes more would lose optimal solutions. TableError if it differs."""
-    from .geometry import Shape
-    from .movefsm import build
-
-    shape = Shape(int(attrs["rows"]), int(attrs["cols"]))
-    start = time.perf_counter()
-    again = build(shape, machine.depth)
-    if not (np.array_equal(again.transitions, machine.transitions) and np.array_equal(again.start, machine.start)):
-        raise TableError(f"{path} is not the {shape} move-pruning machine of depth {machine.depth}: "
-                         "built again, it differs")
-    return f"built again in {time.perf_counter() - start:.1f}s: equal"
-
-
-def prove(path: Path, table: np.ndarray, attrs: dict[str, Any], progress: bool = False) -> str:
-    """prove_exact or prove_group, by the table's kind."""
-    if attrs.get("kind") == "exact":
-        return prove_exact(path, table, attrs)
-    return prove_group(path, table, attrs, progress)

@@ -355,7 +355,7 @@ def random_cmd(size, rows, cols, goal, seed) -> None:
                    "else ~/.cache/patterndb/aot).")
 @click.option("--check", is_flag=True, help="Only say which kernels solve would use; exit 3 if not compiled ones.")
 def compile_cmd(directory, check) -> None:
-    """Compile the IDA* kernels ahead of time (about 15 s; scripts/setup.sh runs it).
+    """Compile the IDA* kernels ahead of time (about a minute on 2 cores; scripts/setup.sh runs it).
 
     solve then starts without importing numba: about 0.4 s less per command.
     Without it, or once the code changed, solve uses the same kernels through
@@ -366,9 +366,12 @@ def compile_cmd(directory, check) -> None:
         aot.kernels()
         click.echo(aot.origin)
         sys.exit(0 if aot.origin.startswith("aot") else 3)
+    from .compile_kernels import build
+
+    click.echo("compiling the IDA* kernels ahead of time (once per checkout: about 1 minute on 2 cores)...", err=True)
     started = time.perf_counter()
     try:
-        path = aot.build(directory)
+        path = build(directory)
     except Exception as e:  # no C compiler, no numba.pycc, an unwritable directory: one line, exit 3
         raise UserError(f"cannot compile the kernels ({type(e).__name__}): {e}", 3) from None
     click.echo(f"compiled {path} in {time.perf_counter() - started:.1f} s")

@@ -14,6 +14,7 @@ import pytest
 from patterndb import jit
 from solver import solve
 from solver.api import Control
+from solver.compile_kernels import build
 from solver.search import aot
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
@@ -30,7 +31,7 @@ def aot_dir(tmp_path_factory):
         d = Path(aot.origin.split(" ", 1)[1]).parent
     else:
         d = tmp_path_factory.mktemp("aot")
-        aot.build(d)
+        build(d)
     aot.reset()
     return d
 
@@ -144,9 +145,36 @@ def test_compile_check_says_which_kernels_solve_uses(aot_dir, tmp_path):
     assert off.returncode == 3 and off.stdout.strip() == "jit"
 
 
+
+NO_PYCC = """
+import sys
+class NoPycc:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba.pycc" or name.startswith("numba.pycc."):
+            raise ModuleNotFoundError("No module named 'numba.pycc'")
+sys.meta_path.insert(0, NoPycc())
+from solver.cli import main
+main()
+"""
+
+
+def test_a_numba_without_pycc_is_one_line_and_solve_still_runs(tmp_path):
+    """numba marks pycc as pending deprecation: where it is gone, compile says so in one line
+    (exit 3, nothing written) and solve runs on the JIT kernels with the same answer."""
+    env = {**os.environ, "PATTERNDB_AOT": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", NO_PYCC, "compile"], capture_output=True, text=True, env=env)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 3 and "Traceback" not in run.stderr, run.stderr
+    assert lines[-1].startswith("error: cannot compile the kernels (ModuleNotFoundError)"), lines
+    assert not list(tmp_path.glob(aot.PREFIX + "*"))
+    solved = subprocess.run([sys.executable, "-c", NO_PYCC, "solve", "1 2 3 4 5 6 7 8 0", "--goal", "blank-first",
+                             "--algorithm", "idastar", "--heuristic", "manhattan"], capture_output=True, text=True,
+                            env=env)
+    assert solved.returncode == 0 and "length: 22  optimal" in solved.stdout, solved.stdout + solved.stderr
+
 def _copy_as(src_dir: Path, dst_dir: Path) -> tuple[Path, Path]:
     dst_dir.mkdir()
-    so = next(src_dir.glob(aot._PREFIX + "*.so"))
+    so = next(src_dir.glob(aot.PREFIX + "*.so"))
     meta = so.with_name(so.name.split(".")[0] + ".json")
     return Path(shutil.copy(so, dst_dir)), Path(shutil.copy(meta, dst_dir))
 
@@ -165,7 +193,7 @@ def test_stale_half_written_and_broken_extensions_are_ignored(aot_dir, use, tmp_
     use(broken)
     aot.kernels()
     assert aot.origin == "jit"
-    data = bytearray(shutil.copy(next(aot_dir.glob(aot._PREFIX + "*.so")), so) and so.read_bytes())
+    data = bytearray(shutil.copy(next(aot_dir.glob(aot.PREFIX + "*.so")), so) and so.read_bytes())
     data[len(data) // 2] ^= 1  # one bit flipped
     so.write_bytes(bytes(data))
     aot.reset()

@@ -44,7 +44,7 @@ def test_round_trip(args):
 
 
 def test_goal_index_is_the_rank_of_the_goal_placement():
-    from patterndb.catalog import goal_index
+    from patterndb.patterns import goal_index
     from patterndb.ranking import rank
 
     rng = np.random.default_rng(7)

@@ -2,8 +2,8 @@
 
 A cold `solver solve` spent about 0.2 s importing numba and another 0.24 s
 loading its cached kernels (five dispatches; profile in the issue 9 note),
-against about 1 ms of search for a typical 15-puzzle. `build()` (the
-`solver compile` command; scripts/setup.sh runs it) compiles the six
+against about 1 ms of search for a typical 15-puzzle. `solver compile`
+(solver.compile_kernels; scripts/setup.sh runs it) compiles the seven
 functions the IDA* driver calls, from the same Python functions the JIT
 compiles, into one CPython extension with numba.pycc: search_subtrees (with
 the three DFS kernels inlined into it), frontier, h_full, scratch_size,
@@ -22,6 +22,10 @@ recorded when it was compiled; a call that differs goes to the JIT kernel.
 Where it lives: $PATTERNDB_AOT if set (a directory; "off" disables it),
 else the package's __pycache__ (where numba keeps its cache too), else the
 user's cache directory when that is not writable.
+
+This module is the kernel registry: it imports only the kernels themselves
+(for the JIT fallback), never the driver or the heuristics above them, so
+every layer can ask it for kernels without an import cycle.
 """
 from __future__ import annotations
 
@@ -32,15 +36,13 @@ import importlib.util
 import json
 import os
 import platform
-import shutil
 import sys
-import tempfile
 import threading
-import time
 import zlib
 from pathlib import Path
+from contextlib import contextmanager
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -48,7 +50,7 @@ from patterndb.jit import hash_sources
 
 EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
 _PACKAGES = ("patterndb", "solver")
-_PREFIX = "_kernels_"
+PREFIX = "_kernels_"
 
 
 def _package_dirs() -> list[Path]:
@@ -141,7 +143,8 @@ class _Checked:
         return self.jit(*args)
 
 
-def _jit_kernels() -> SimpleNamespace:
+def jit_kernels() -> SimpleNamespace:
+    """The exports as numba's JIT dispatchers (what a compiled extension is built from)."""
     from patterndb.ranking import rank
 
     from ..heuristics.kernels import h_full, scratch_size
@@ -164,7 +167,7 @@ def kernels() -> SimpleNamespace:
     if _active is None:
         with _lock:
             if _active is None:
-                jit = _jit_kernels()
+                jit = jit_kernels()
                 found = _load(jit)
                 if found is not None:
                     _active, origin = found
@@ -187,7 +190,7 @@ def _load(jit: SimpleNamespace) -> tuple[SimpleNamespace, str] | None:
     dirs = directories()
     if not dirs:
         return None
-    name = _PREFIX + key()
+    name = PREFIX + key()
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for d in dirs:
         so, meta = d / (name + suffix), d / (name + ".json")
@@ -209,126 +212,15 @@ def _load(jit: SimpleNamespace) -> tuple[SimpleNamespace, str] | None:
     return None
 
 
-def _example_calls() -> dict[str, tuple]:
-    """One real call of each export, recorded from an IDA* search of an easy 15-puzzle
-    (Manhattan distance; every heuristic kind passes the same tuple types), every iteration
-    after the first split into subtrees, and from a walk down the exact 2x3 table."""
-    from patterndb import Shape, make_goal, scramble
-    from patterndb.exact import build_exact
-    from patterndb.frame import Frame
-    from patterndb.movefsm import undo_machine
-
-    from ..heuristics import manhattan
-    from .parallel import Driver, Problem, StopFlag, ThreadBackend
-    from .table_walk import table_walk
-
-    jit = _jit_kernels()
-    calls: dict[str, tuple] = {}
-
-    def recorder(name: str) -> Callable:
-        def call(*args: Any) -> Any:
-            calls.setdefault(name, args)
-            return getattr(jit, name)(*args)
-        return call
-
+@contextmanager
+def serving(stand_in: SimpleNamespace) -> Iterator[None]:
+    """Serve stand_in as the kernels while the block runs (solver.compile_kernels records the
+    calls of a real search so), then whatever was served before."""
     global _active
-    shape = Shape(4, 4)
-    frame = Frame.for_goal(make_goal(shape, "blank-first"))
-    goal = frame.canonical_goal
-    board = scramble(goal, 30, np.random.default_rng(1))  # a few thousand nodes
-    problem = Problem(board.tiles.astype(np.int64), goal.tiles.astype(np.int64), manhattan(goal).H,
-                      shape.neighbours, undo_machine(shape))
     with _lock:
         saved = _active
-        _active = SimpleNamespace(**{n: recorder(n) for n in EXPORTS})
+        _active = stand_in
         try:
-            Driver(problem, ThreadBackend(1), StopFlag(), split_nodes=1).run()
-            small = Frame.for_goal(make_goal(Shape(2, 3), "blank-first"))
-            table_walk(scramble(small.canonical_goal, 9, np.random.default_rng(1)), build_exact(small)[0])
+            yield
         finally:
             _active = saved
-    missing = set(EXPORTS) - set(calls)
-    if missing:
-        raise RuntimeError(f"the example search never called {', '.join(sorted(missing))}")
-    return calls
-
-
-def build(directory: Path | None = None) -> Path:
-    """Compile the extension for this checkout into directory (default: the first writable of
-    directories()); returns its path. Takes about 15 s; written atomically."""
-    import warnings
-
-    from patterndb.jit import load
-
-    load()
-    import numba
-    from numba.core import compiler as numba_compiler
-    from numba.core.errors import NumbaPendingDeprecationWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
-        from numba.pycc import CC
-        from numba.pycc import compiler as pycc_compiler
-
-    target = directory if directory is not None else _writable(directories())
-    target.mkdir(parents=True, exist_ok=True)
-    for old in target.glob(".aot-*"):  # left by a build that was killed (a running one is younger)
-        if time.time() - old.stat().st_mtime > 3600:
-            shutil.rmtree(old, ignore_errors=True)
-    calls = _example_calls()
-    jit = _jit_kernels()
-    name = _PREFIX + key()
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    with tempfile.TemporaryDirectory(dir=target, prefix=".aot-") as tmp:
-        cc = CC(name)
-        cc.output_dir = tmp
-        cc.target_cpu = "host"
-        signatures = {}
-        for n in EXPORTS:
-            dispatcher = getattr(jit, n)
-            argtypes = tuple(numba.typeof(a) for a in calls[n])
-            cres = dispatcher.overloads[argtypes]
-            cc.export(n, cres.signature)(dispatcher.py_func)
-            signatures[n] = [arg_key(a) for a in calls[n]]  # (JSON writes the tuples as lists)
-
-        class GilFreeFlags(numba_compiler.Flags):
-            """The exported wrappers release the GIL, as nogil=True does for the JIT kernels
-            (the worker threads of a split iteration run them side by side)."""
-
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, **kwargs)
-                self.release_gil = True
-
-        saved = pycc_compiler.Flags
-        pycc_compiler.Flags = GilFreeFlags
-        try:
-            cc.compile()
-        finally:
-            pycc_compiler.Flags = saved
-        data = Path(tmp, name + suffix).read_bytes()
-        meta = {"key": name[len(_PREFIX):], "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "numba": numba.__version__, "size": len(data), "crc32": zlib.crc32(data), "signatures": signatures}
-        Path(tmp, name + ".json").write_text(json.dumps(meta))
-        os.replace(Path(tmp, name + suffix), target / (name + suffix))
-        os.replace(Path(tmp, name + ".json"), target / (name + ".json"))  # last: it marks the pair complete
-    for old in target.glob(_PREFIX + "*"):
-        if not old.name.startswith(name):
-            old.unlink(missing_ok=True)
-    reset()
-    return target / (name + suffix)
-
-
-def _writable(dirs: list[Path]) -> Path:
-    """The first of dirs that can be made and written to, with room for the extension."""
-    from patterndb.catalog import check_writable
-    from patterndb.errors import TableError
-
-    if not dirs:
-        raise OSError("PATTERNDB_AOT is off: give a directory to build into")
-    for d in dirs:
-        try:
-            check_writable(d, 4 << 20, "the compiled kernels")
-            return d
-        except TableError:
-            continue
-    raise OSError(f"cannot write the compiled kernels to any of: {', '.join(map(str, dirs))}")
