@@ -103,6 +103,7 @@ class Plan:
     heuristic: Heuristic
     options: Options
     machine: MoveMachine  # the move-pruning machine IDA* uses
+    load_seconds: float = 0.0  # making it: reading (or building) its tables and machine
 
 
 def as_board(board: Board | str, rows: int | None = None, cols: int | None = None) -> Board:
@@ -197,6 +198,7 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
 
 
 def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
+    started = time.perf_counter()
     ddir = resolve_data_dir(opts.data_dir)
     algorithm = opts.algorithm
     if algorithm is None:
@@ -220,7 +222,7 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
     if not 2 <= depth <= DEPTH_MAX:
         raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     machine = load_or_build(frame.shape, depth if algorithm == "idastar" else 2, ddir, log)
-    return Plan(frame, algorithm, h, opts, machine)
+    return Plan(frame, algorithm, h, opts, machine, time.perf_counter() - started)
 
 
 def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:

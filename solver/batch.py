@@ -1,6 +1,7 @@
 """Batch files: one board per line, '#' comments, an optional expected length last.
 
-Many small boards are solved side by side, one thread each (the search
+The file is read as the batch goes (memory for the boards in flight, not the
+file). Many small boards are solved side by side, one thread each (the search
 kernels release the GIL, so the threads share one copy of the tables);
 big boards (more than 16 cells) or fewer boards than threads are solved one
 at a time, each with every thread. Ctrl-C (BatchStop.request) stops the
@@ -9,12 +10,15 @@ boards in progress and cancels the queued ones.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from itertools import chain, islice
+from typing import Callable, Iterable, Iterator
 
 from patterndb import Board, BoardError, parse_board
 
@@ -24,6 +28,7 @@ from .search.parallel import Backend
 from .solution import SearchStopped, Solution
 
 SMALL_BOARD = 16  # cells; boards up to this size are solved side by side
+AHEAD = 2  # boards queued per thread beyond the one being printed
 
 
 @dataclass
@@ -32,6 +37,7 @@ class Entry:
     board: Board | None  # None when the line is not a board (error says why)
     expected: int | None
     error: str | None = None
+    fatal: bool = False  # the file ends here for the batch (it stopped being text)
 
 
 def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, int | None]:
@@ -47,34 +53,56 @@ def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, i
         raise first
 
 
-def read_batch(path: str, rows: int | None = None, cols: int | None = None) -> list[Entry]:
-    """Every board line of a UTF-8 text file ('-': standard input); a bad line becomes an
-    Entry with its error, so one typo does not stop a long batch."""
+def iter_batch(path: str, rows: int | None = None, cols: int | None = None) -> Iterator[Entry]:
+    """The board lines of a UTF-8 text file ('-': standard input), read one at a time as the
+    batch goes; a line that is not a board becomes an Entry with its error, so one typo does
+    not stop a long batch; a line that is not UTF-8 text ends the batch with a fatal Entry
+    saying so. BoardError if the file cannot be read or holds no boards (at its end)."""
     try:
-        if path == "-":
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        else:
-            with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is allowed
-                text = f.read()
-    except UnicodeDecodeError as e:
-        line = e.object[: e.start].count(b"\n") + 1
-        raise BoardError(f"{path} is not a UTF-8 text file of boards (undecodable byte on line {line})") from None
+        f = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as e:
         raise BoardError(f"cannot read {path}: {e.strerror}") from None
-    entries = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            board, expected = _parse_line(line, rows, cols)
-        except BoardError as e:
-            entries.append(Entry(i, None, None, f"{path}:{i}: {e}"))
-            continue
-        entries.append(Entry(i, board, expected))
-    if not entries:
+    found = False
+    with nullcontext(f) if path == "-" else f:
+        for i, raw in enumerate(f, 1):
+            try:
+                text = raw.decode("utf-8-sig" if i == 1 else "utf-8")  # a byte-order mark is allowed
+            except UnicodeDecodeError:
+                yield Entry(i, None, None, f"{path} is not a UTF-8 text file of boards (undecodable byte on line {i})",
+                            fatal=True)
+                return
+            line = text.split("#", 1)[0].strip()
+            if not line:
+                continue
+            found = True
+            try:
+                board, expected = _parse_line(line, rows, cols)
+            except BoardError as e:
+                yield Entry(i, None, None, f"{path}:{i}: {e}")
+                continue
+            yield Entry(i, board, expected)
+    if not found:
         raise BoardError(f"{path} holds no boards")
-    return entries
+
+
+def read_batch(path: str, rows: int | None = None, cols: int | None = None) -> list[Entry]:
+    """Every entry of iter_batch at once (for the benchmark scripts, which pick boards by number)."""
+    return list(iter_batch(path, rows, cols))
+
+
+def count_lines(path: str) -> int | None:
+    """Lines in a regular file (a progress bar's length; one quick pass), else None."""
+    if path == "-" or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            n, last = 0, b"\n"
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+            return n + (last != b"\n")
+    except OSError:
+        return None
 
 
 class BatchStop:
@@ -107,55 +135,76 @@ class BatchStop:
                 self.active.discard(stop)
 
 
-def solve_batch(entries: list[Entry], goal: str, opts: Options, log: Callable[[str], None],
+def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callable[[str], None],
                 workers: int | None = None, plans: dict[str, Plan] | None = None,
                 stop: BatchStop | None = None,
                 cluster=None) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
-    A line that is not a solvable board yields a BoardError saying why, and
-    the batch goes on. A board stopped by its node limit or time-out yields its SearchStopped
-    and the batch goes on; after stop.request() the rest yield None.
-    workers: boards side by side (default: opts.jobs or every core, when
-    the boards are small and many). plans: ready plans by frame key.
-    cluster: a solver.cluster.Cluster; boards then go one at a time, each
-    spread over its workers."""
+    Entries are taken as the batch goes, at most AHEAD per thread beyond the one being
+    yielded, so a batch of any length needs memory only for the boards in flight. A line
+    that is not a solvable board yields a BoardError saying why, and the batch goes on. A
+    board stopped by its node limit or time-out yields its SearchStopped and the batch goes
+    on; after stop.request() the rest yield None (not started).
+    workers: small boards side by side, a thread each (default: opts.jobs or every core,
+    when the batch has at least that many boards); a big board (more than 16 cells) waits
+    for those in flight and is solved alone with every thread. plans: ready plans by frame
+    key. cluster: a solver.cluster.Cluster; boards then go one at a time, each spread over
+    its workers."""
     plans = {} if plans is None else plans
     stop = stop or BatchStop()
     jobs = opts.jobs or default_jobs()
-    prepared = []
-    for e in entries:
-        if e.board is not None:
-            try:
-                prepared.append((e, *prepare(e.board, goal)))
-            except BoardError as err:
-                e.error = f"line {e.line}: {err}"
-    small = all(b.shape.n <= SMALL_BOARD for _, b, _ in prepared)
-    side_by_side = 1 if cluster else workers or (jobs if len(entries) >= jobs and small else 1)
-    board_opts = dataclasses.replace(opts, jobs=1) if side_by_side > 1 else opts
-    jobs_list = []
-    for e, board, frame in prepared:
+    entries = iter(entries)
+    head = list(islice(entries, jobs))  # fewer boards than threads: each one gets them all
+    side_by_side = 1 if cluster else workers or (jobs if len(head) >= jobs else 1)
+    backends: dict[int, Backend] = {}
+
+    def task(e: Entry) -> tuple[Board, Plan, bool] | BoardError:
+        """(board, plan, alone) for an entry, or the BoardError that says why it is none."""
+        if e.board is None:
+            return BoardError(e.error)
+        try:
+            board, frame = prepare(e.board, goal)
+        except BoardError as err:
+            return BoardError(f"line {e.line}: {err}")
+        alone = side_by_side == 1 or board.shape.n > SMALL_BOARD
         if frame.key not in plans:
-            plans[frame.key] = make_plan(frame, board_opts, log)
+            plans[frame.key] = make_plan(frame, opts if alone else dataclasses.replace(opts, jobs=1), log)
             log(f"using {plans[frame.key].algorithm} / {plans[frame.key].heuristic.name} for {frame.shape} boards")
-        jobs_list.append((e, board, plans[frame.key]))
-    workers_used = max(1, min(side_by_side, len(jobs_list)))
+        return board, plans[frame.key], alone
+
+    def backend(plan: Plan) -> Backend | None:
+        if cluster is None:
+            return None
+        if id(plan) not in backends:
+            backends[id(plan)] = cluster.backend(plan)
+        return backends[id(plan)]
+
+    pending: deque[tuple[Entry, Callable[[], object]]] = deque()  # read, in input order, not yet yielded
     # One board at a time runs here, in the caller's thread: a pool thread handing each result
     # to the caller made Korf's 100 take 3% longer (every hand-over of the interpreter lock
     # between the two threads); IDA* still searches a long iteration in a thread of its own,
     # so signals reach the caller.
-    with ThreadPoolExecutor(max_workers=workers_used) if workers_used > 1 else nullcontext() as pool:
-        backends = {id(plan): cluster.backend(plan) for _, _, plan in jobs_list} if cluster else {}
-        tasks = {id(e): (board, plan, backends.get(id(plan))) for e, board, plan in jobs_list}
-        if pool is None:
-            result = lambda k: stop.solve(*tasks[k])
-        else:
-            futures = {k: pool.submit(stop.solve, *task) for k, task in tasks.items()}
-            result = lambda k: futures[k].result()
+    with ThreadPoolExecutor(max_workers=side_by_side) if side_by_side > 1 else nullcontext() as pool:
         complete = False
         try:
-            for e in entries:
-                yield e, BoardError(e.error) if e.error else result(id(e))
+            for e in chain(head, entries):
+                t = task(e)
+                if isinstance(t, BoardError):
+                    pending.append((e, lambda t=t: t))
+                elif t[2]:
+                    while pending:
+                        done, get = pending.popleft()
+                        yield done, get()
+                    yield e, stop.solve(t[0], t[1], backend(t[1]))
+                else:
+                    pending.append((e, pool.submit(stop.solve, t[0], t[1]).result))
+                while len(pending) > AHEAD * side_by_side:
+                    done, get = pending.popleft()
+                    yield done, get()
+            while pending:
+                done, get = pending.popleft()
+                yield done, get()
             complete = True
         finally:
             if not complete:  # the caller gave up on the rest

@@ -11,6 +11,7 @@ import json  # noqa: E402 (after the setting above)
 import sys
 import time
 from contextlib import contextmanager
+from itertools import chain, takewhile
 from pathlib import Path
 from typing import Iterator
 
@@ -24,7 +25,7 @@ from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
 from .api import distance as api_distance
-from .batch import BatchStop, read_batch, solve_batch
+from .batch import BatchStop, count_lines, iter_batch, solve_batch
 from .checkpoint import SAVE_INTERVAL
 from .progress import Status
 from .search import ALGORITHMS
@@ -145,9 +146,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
             code = _solve_file(batch_file, goal, opts, _shape_kwargs(size, rows, cols), as_json, quiet, cluster)
         sys.exit(code)
     board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
-    loading = time.perf_counter()
     plan = make_plan(frame, opts, _err)
-    loaded = time.perf_counter() - loading
     kernel_seconds, kernel_origin = _load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
     if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}")
@@ -177,7 +176,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         raise UserError(str(e), 1) from None
     status.clear()
     if as_json:
-        click.echo(json.dumps(sol.to_dict() | {"load_seconds": round(loaded, 6), "kernels": kernel_origin,
+        click.echo(json.dumps(sol.to_dict() | {"load_seconds": round(plan.load_seconds, 6), "kernels": kernel_origin,
                                                "kernel_seconds": round(kernel_seconds, 6),
                                                "process_seconds": _process_seconds()}))
     else:
@@ -240,29 +239,60 @@ def _cluster(scheduler: str | None, timeout: float) -> Iterator:
 
 
 def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None) -> int:
-    """Solve a batch; the exit status: 5 if the Dask cluster failed, else 130/143 if a signal
-    stopped it, else 1 if an expected length is not met, else 2 if a line is not a solvable
-    board, else 4 if a board was stopped by its limit, else 0."""
-    entries = read_batch(path, **shape)
-    start = time.perf_counter()
+    """Solve a batch, printing each row as it is solved (the file is read as it goes); the exit
+    status: 5 if the Dask cluster failed, else 130/143 if a signal stopped it, else 1 if an
+    expected length is not met, else 2 if a line is not a solvable board (or the file stops
+    being UTF-8 text there: the batch ends at that line), else 4 if a board was stopped by its limit, else 0."""
     stop = BatchStop()
-    tally = {"solved": 0, "mismatch": 0, "checked": 0, "error": 0, "stopped": 0, "nodes": 0}
+    entries = iter_batch(path, **shape)
+    first = next(entries)
+    if first.fatal:  # a file that is no batch at all: one line of error, nothing else
+        raise BoardError(first.error)
+    read = [0]
+
+    def counted(stream: Iterator) -> Iterator:
+        for e in stream:
+            read[0] += 1
+            yield e
+
+    stream = counted(chain([first], entries))
+    if path == "-":  # standard input may never end: after a stop, nothing more is read
+        stream = takewhile(lambda _: stop.reason is None, stream)
+    start = time.perf_counter()
+    kernel_seconds, kernel_origin = (_load_kernels() if opts.algorithm in (None, "idastar", "iddfs", "table")
+                                     else (0.0, ""))
+    plans: dict = {}
+    tally = {"solved": 0, "mismatch": 0, "checked": 0, "error": 0, "stopped": 0, "not started": 0, "nodes": 0}
+
+    def costs() -> dict:
+        """What each --json row says of the process so far, as a single solve's --json does."""
+        return {"kernels": kernel_origin, "kernel_seconds": round(kernel_seconds, 6),
+                "load_seconds": round(sum(p.load_seconds for p in plans.values()), 6),
+                "process_seconds": _process_seconds()}
+
     if not as_json:
-        click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'nodes':>13} {'seconds':>8}  board")
+        click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'generated':>13} {'seconds':>8}  board"
+                   "   (line: the line's number in the file)")
     # Rows on a terminal are their own progress; a bar beside them would be printed into them.
-    hidden = quiet or not sys.stderr.isatty() or sys.stdout.isatty()
+    lines = count_lines(path)
+    hidden = quiet or lines is None or not sys.stderr.isatty() or sys.stdout.isatty()
     failed = None
     with stop_on_signals(stop.request):
-        results = solve_batch(entries, goal, opts, _err, stop=stop, cluster=cluster)
-        with click.progressbar(results, length=len(entries), label="solving", file=sys.stderr, hidden=hidden) as bar:
+        results = solve_batch(stream, goal, opts, _err, plans=plans, stop=stop, cluster=cluster)
+        with click.progressbar(length=lines or 1, label="solving", file=sys.stderr, hidden=hidden) as bar:
             try:
-                for e, res in bar:
-                    if res is not None:
-                        _batch_row(e, res, as_json, tally)
+                for e, res in results:
+                    _batch_row(e, res, as_json, tally, costs() if as_json else {})
+                    if stop.reason is None:  # (after a stop the bar stays where the solving ended)
+                        bar.update(e.line - bar.pos)
             except ClusterError as err:  # the rows so far stand; the rest cannot be searched
                 failed = err
     t = tally
-    summary = (f"{t['solved']} of {len(entries)} boards solved, {t['nodes']:,} nodes generated, "
+    rows = t["solved"] + t["error"] + t["stopped"] + t["not started"]
+    lost = 0
+    if failed is not None:  # the boards read but not answered, and the file's rest (quick: nothing is solved)
+        lost = read[0] - rows + (0 if path == "-" else _count(entries))
+    summary = (f"{t['solved']} of {rows + lost} boards solved, {t['nodes']:,} nodes generated, "
                f"{time.perf_counter() - start:.2f}s wall; ")
     if t["mismatch"]:
         summary += f"{t['mismatch']} MISMATCH(ES) against expected lengths"
@@ -272,20 +302,37 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
         if t[key]:
             summary += f"; {t[key]} {what}"
     _err(summary)
-    left = len(entries) - t["solved"] - t["stopped"] - t["error"]
     if failed is not None:
-        _err(f"error: {failed}; {left} boards not solved")
+        _err(f"error: {failed}; {lost} boards not solved")
         return EXIT_CLUSTER
     if stop.reason in EXIT_CODES_BY_SIGNAL:
-        _err(f"{stop.reason}: {left} boards not started")
+        rest = "; standard input was not read further" if path == "-" else ""
+        _err(f"{stop.reason}: {t['not started']} boards not started{rest}")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
     return 1 if t["mismatch"] else 2 if t["error"] else EXIT_STOPPED["limit"] if t["stopped"] else 0
 
 
-def _batch_row(e, res, as_json: bool, tally: dict) -> None:
-    """Print one batch result (a solution, a stopped search, or a line's error) and count it."""
+def _count(entries: Iterator) -> int:
+    """The entries left in a batch file (up to a line that is not UTF-8 text)."""
+    n = 0
+    try:
+        for _ in entries:
+            n += 1
+    except BoardError:
+        pass
+    return n
+
+
+def _batch_row(e, res, as_json: bool, tally: dict, costs: dict) -> None:
+    """Print one batch result (a solution, a stopped search, a line's error, or None: a board
+    never started) and count it."""
     exp = "" if e.expected is None else str(e.expected)
     where = {"line": e.line, "expected": e.expected}
+    if res is None:
+        tally["not started"] += 1
+        if as_json:
+            click.echo(json.dumps({"status": "not started", "board": None if e.board is None else str(e.board)} | where))
+        return
     if isinstance(res, BoardError):
         tally["error"] += 1
         _err(f"error: {res}")
@@ -298,7 +345,7 @@ def _batch_row(e, res, as_json: bool, tally: dict) -> None:
     if isinstance(res, SearchStopped):
         tally["stopped"] += 1
         if as_json:
-            click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where))
+            click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where | costs))
         else:
             click.echo(f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
                        f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}")
@@ -308,7 +355,7 @@ def _batch_row(e, res, as_json: bool, tally: dict) -> None:
     tally["mismatch"] += not ok
     tally["checked"] += e.expected is not None
     if as_json:
-        click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where))
+        click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where | costs))
     else:
         click.echo(f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
                    f"{e.board}{'' if ok else '  MISMATCH'}")

@@ -258,6 +258,47 @@ def test_json_says_the_board_shape_and_where_the_time_went(run):
     assert d["kernels"] in ("aot", "jit") and d["kernel_seconds"] >= 0
     assert d["process_seconds"] is None or d["process_seconds"] >= d["seconds"] + d["kernel_seconds"]
 
+    batch = run(solver, ["solve", "--file", "-", "-H", "manhattan", "--json"], input="8672543_1 31\n1 2 3 4 5 6 7 _ 8\n")
+    rows = [json.loads(x) for x in batch.stdout.splitlines()]
+    assert [r["length"] for r in rows] == [31, 1]
+    for r in rows:  # a batch row says what a single solve's does (issue 28)
+        assert r["kernels"] in ("aot", "jit") and r["kernel_seconds"] >= 0 and r["load_seconds"] >= 0
+        assert r["process_seconds"] is None or r["process_seconds"] > 0
+
+
+def test_a_batch_streams_each_row_is_printed_before_the_next_line_is_read(tmp_path):
+    """--file reads as it solves (issue 30: 100,000 boards were all read and parsed first):
+    the first board's row comes out while standard input is still open."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", "-", "-j", "1", "-H", "manhattan"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        p.stdin.write("8672543_1 31\n")
+        p.stdin.flush()
+        header, row = p.stdout.readline(), p.stdout.readline()
+        assert "line" in header and row.split()[:3] == ["1", "31", "31"], header + row
+        p.stdin.write("# a comment\n1 2 3 4 5 6 7 _ 8 1\n")
+        p.stdin.close()
+        out, err = p.stdout.read(), p.stderr.read()
+        p.wait(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0 and out.split()[:3] == ["3", "1", "1"], out + err
+    assert "2 of 2 boards solved" in err and "all 2 expected lengths met" in err
+
+
+def test_a_file_that_stops_being_text_keeps_the_rows_before_it(run, tmp_path):
+    f = tmp_path / "b.txt"
+    f.write_bytes(b"8672543_1 31\n\xff\xfe\n1 2 3 4 5 6 7 _ 8\n")
+    r = run(solver, ["solve", "--file", str(f), "-H", "manhattan"])
+    rows = [x.split()[:2] for x in r.stdout.splitlines()[1:]]
+    assert r.exit_code == 2 and rows == [["1", "31"], ["2", "ERROR"]], r.stdout  # line 3 is not read
+    assert f"error: {f} is not a UTF-8 text file of boards (undecodable byte on line 2)" in r.stderr
+    assert "1 of 2 boards solved" in r.stderr
+
 
 def test_list_shows_leftovers_and_clean_removes_only_dead_ones(tmp_path):
     CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])

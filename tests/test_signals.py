@@ -94,6 +94,22 @@ def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_que
     assert f"{3 - len(stopped)} boards not started" in err, err
 
 
+
+def test_boards_not_started_after_ctrl_c_get_a_json_row(tmp_path):
+    """--json: every board of the file gets a row, those never started one saying so (issue 30)."""
+    f = tmp_path / "b.txt"
+    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n# end\n{board(2)} 59\n")
+    p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json")
+    first = p.stdout.readline()  # #1 done: #2 (minutes) has started or is about to
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    rows = [json.loads(x) for x in (first + out).splitlines()]
+    assert [r["line"] for r in rows] == [1, 2, 3, 5] and rows[0]["length"] == 55
+    assert all(r.get("status") == "not started" for r in rows[2:]) and rows[2]["expected"] == 59
+    assert rows[1].get("interrupted") is True or rows[1].get("status") == "not started"
+
+
 def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
     ck = tmp_path / "korf6.ckpt"
     # Korf #6 with Manhattan: 7.5 M expansions (16.9 M with --prune 2); on one thread the order is
