@@ -2,6 +2,7 @@
 
 The names below are imported on first use (patterndb.lazy), so the `solver`
 command can configure the process before numpy is imported."""
+from patterndb import __version__
 from patterndb.lazy import lazy_exports
 
 _EXPORTS = {"distance": ".api", "solve": ".api", "SearchStopped": ".solution", "Solution": ".solution"}

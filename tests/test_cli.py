@@ -359,3 +359,14 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
     r = CliRunner().invoke(pdb, ["verify", str(path)])
     assert r.exit_code == 3 and "Traceback" not in r.output
     assert r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_both_packages_and_commands_say_one_version(run):
+    from importlib.metadata import version
+
+    import patterndb
+    import solver as solver_package
+
+    assert patterndb.__version__ == solver_package.__version__ == version("patterndb")
+    assert run(solver, ["--version"]).stdout.strip() == f"solver, version {patterndb.__version__}"
+    assert run(pdb, ["--version"]).stdout.strip() == f"pdb, version {patterndb.__version__}"
