@@ -5,9 +5,34 @@ or cache load does not make the early estimates absurd, and no estimate is
 given before a second of work and 1% of the states."""
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
 from typing import Callable, TextIO
+
+
+def terminal_width(stream: TextIO) -> int:
+    """The columns of the terminal stream writes to (stdout may be redirected while stderr is not)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
+def fit(line: str, stream: TextIO) -> str:
+    """A line to redraw in place, cut to the terminal's width: a line that wraps leaves a
+    stale copy of itself on the screen at every redraw."""
+    width = terminal_width(stream) - 1
+    return line if len(line) <= width else line[: max(width - 3, 1)] + "..."
+
+
+def count(x: float) -> str:
+    """1234567 -> '1.23 M': a count short enough for a status line."""
+    for unit, size in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if x >= size:
+            return f"{x / size:.2f} {unit}"
+    return f"{x:.0f}"
 
 
 class LevelProgress:
@@ -40,12 +65,10 @@ class LevelProgress:
             eta = f"ETA ~{(self.total - done) / rate:4.0f}s" if done < self.total else "ETA ~   0s"
         else:
             eta = "ETA ?"  # too early to say
-        msg = (
-            f"{self.label}: depth {depth:>2} +{new:,} -> {done:,}/{self.total:,} "
-            f"({100 * frac:5.1f}%) {rate / 1e6:6.2f} M/s elapsed {elapsed:6.1f}s {eta}"
-        )
+        msg = (f"{self.label}: depth {depth:>2}, {count(done)} of {count(self.total)} ({100 * frac:4.1f}%), "
+               f"{rate / 1e6:.2f} M/s, {elapsed:.0f}s, {eta}")
         if self.tty:
-            self.stream.write("\r" + msg + "\x1b[K")
+            self.stream.write("\r" + fit(msg, self.stream) + "\x1b[K")
         else:
             self.stream.write(msg + "\n")
         self.stream.flush()

@@ -277,12 +277,19 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
     lines = count_lines(path)
     hidden = quiet or lines is None or not sys.stderr.isatty() or sys.stdout.isatty()
     failed = None
+
+    def say(message: str) -> None:
+        """A line on stderr, on a line of its own when the bar is drawn there (it redraws below)."""
+        if not hidden:
+            sys.stderr.write("\r\x1b[K")
+        _err(message)
+
     with stop_on_signals(stop.request):
-        results = solve_batch(stream, goal, opts, _err, plans=plans, stop=stop, cluster=cluster)
+        results = solve_batch(stream, goal, opts, say, plans=plans, stop=stop, cluster=cluster)
         with click.progressbar(length=lines or 1, label="solving", file=sys.stderr, hidden=hidden) as bar:
             try:
                 for e, res in results:
-                    _batch_row(e, res, as_json, tally, costs() if as_json else {})
+                    _batch_row(e, res, as_json, tally, costs() if as_json else {}, say)
                     if stop.reason is None:  # (after a stop the bar stays where the solving ended)
                         bar.update(e.line - bar.pos)
             except ClusterError as err:  # the rows so far stand; the rest cannot be searched
@@ -323,7 +330,7 @@ def _count(entries: Iterator) -> int:
     return n
 
 
-def _batch_row(e, res, as_json: bool, tally: dict, costs: dict) -> None:
+def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=_err) -> None:
     """Print one batch result (a solution, a stopped search, a line's error, or None: a board
     never started) and count it."""
     exp = "" if e.expected is None else str(e.expected)
@@ -335,7 +342,7 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict) -> None:
         return
     if isinstance(res, BoardError):
         tally["error"] += 1
-        _err(f"error: {res}")
+        say(f"error: {res}")
         if as_json:
             click.echo(json.dumps({"error": str(res), "board": None if e.board is None else str(e.board)} | where))
         else:

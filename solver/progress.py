@@ -13,17 +13,13 @@ import sys
 import time
 from typing import Callable, TextIO
 
+from patterndb.progress import count as _count
+from patterndb.progress import fit
+
 from .search.parallel import Iteration, Listener, SearchState
 
 QUIET_SECONDS = 1.0  # nothing is shown before the search has run this long
 REDRAW = 0.25
-
-
-def _count(x: float) -> str:
-    for unit, size in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
-        if x >= size:
-            return f"{x / size:.2f} {unit}"
-    return f"{x:.0f}"
 
 
 def _clock(s: float) -> str:
@@ -57,12 +53,12 @@ class Status:
         self.drawn = now
         nodes = state.total_generated
         rate = nodes / max(now - self.start, 1e-9)
-        line = (f"bound {state.bound}  {_count(nodes)} nodes  {_count(rate)}/s  elapsed {_clock(now - self.start)}"
+        line = (f"bound {state.bound}  {_count(nodes)} generated  {_count(rate)}/s  {_clock(now - self.start)}"
                 f"  iteration {100 * done / max(total, 1):.0f}% of {total} subtrees")
         if self.estimate and state.expanded and elapsed > 0:
             left = (self.estimate - state.expanded) / (state.expanded / elapsed)
             line += f", ~{_clock(left)} left" if left > 0 else ", ending soon"
-        self.stream.write("\r\033[K" + line)
+        self.stream.write("\r\033[K" + fit(line, self.stream))
         self.stream.flush()
         self.shown = True
 

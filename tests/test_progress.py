@@ -27,3 +27,25 @@ def test_no_absurd_eta_early_and_no_level_past_the_maximum():
     assert "ETA ?" in lines[0]
     assert lines[-1].endswith("ETA ~  12s")  # 800 K left at 66.7 K/s since the first level (from the start: 132 s)
     assert not any("depth  4" in ln for ln in lines)
+
+
+def test_redrawn_lines_fit_the_terminal(monkeypatch):
+    """Issue 30: the build and status lines (about 100 and 90 characters) wrapped in an 80-column
+    terminal and left a stale copy per redraw."""
+    from patterndb.progress import fit
+
+    monkeypatch.setenv("COLUMNS", "40")
+    out = io.StringIO()  # (no terminal behind it: the width comes from COLUMNS)
+    assert fit("x" * 39, out) == "x" * 39
+    cut = fit("y" * 100, out)
+    assert len(cut) == 39 and cut.endswith("...")
+    monkeypatch.setenv("COLUMNS", "80")
+    clock = Clock()
+    bar = LevelProgress("5x5 tiles 0,17-19,22-24", 127_512_000, out, clock)
+    bar.tty = True
+    clock.t = 1.0
+    bar.level(1, 10, 9)
+    clock.t = 90.0
+    bar.level(25, 97_123_456, 20_123_456)
+    drawn = out.getvalue().split("\r")[-1].replace("\x1b[K", "")
+    assert len(drawn) < 80 and drawn.startswith("5x5 tiles 0,17-19,22-24: depth 25, 97.12 M of 127.51 M"), drawn
