@@ -78,7 +78,10 @@ def build_lock(path: Path, progress: bool) -> Iterator[bool]:
     say = (lambda: print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)) \
         if progress else (lambda: None)
     with exclusive(path.parent / f".{path.name}.lock", say):
-        yield path.exists() and path.stat().st_mtime_ns != before
+        built = path.exists() and path.stat().st_mtime_ns != before
+        if built and progress:
+            print(f"another build wrote {path.name} meanwhile: using it", file=sys.stderr, flush=True)
+        yield built
 
 
 def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:

@@ -148,6 +148,9 @@ def _describe(attrs: dict) -> str:
 def list_cmd(data_dir, as_json) -> None:
     """Show the tables in the data directory, and temporaries left by killed builds."""
     ddir = resolve_data_dir(data_dir)
+    if not ddir.exists() and not as_json:
+        click.echo(f"no tables: {ddir} does not exist (nothing was built there)", err=True)
+        return
     rows = list_tables(ddir)
     leftovers = temporaries(ddir)
     if as_json:

@@ -16,7 +16,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence, Union
 
 import numpy as np
 
@@ -71,7 +71,8 @@ class Options:
 class Control:
     """How a long IDA* search is watched, stopped and resumed (all optional).
 
-    stop: request() ends the search within milliseconds (SearchStopped);
+    stop: request() ends the search within milliseconds (SearchStopped; a request made
+    before the search starts ends it at once), and is cleared when that search ends;
     listener: told of iterations and finished subtrees (progress);
     checkpoint: a file the search state is saved to (every checkpoint_every
     seconds as subtrees finish, after each iteration, on a stop, and with
@@ -106,14 +107,26 @@ class Plan:
     load_seconds: float = 0.0  # making it: reading (or building) its tables and machine
 
 
-def as_board(board: Board | str, rows: int | None = None, cols: int | None = None) -> Board:
-    return board if isinstance(board, Board) else parse_board(board, rows, cols)
+BoardLike = Union[Board, str, Sequence[int], np.ndarray]
 
 
-def prepare(board: Board | str, goal: Board | str, rows: int | None = None, cols: int | None = None) -> tuple[Board, Frame]:
+def as_board(board: BoardLike, rows: int | None = None, cols: int | None = None) -> Board:
+    """A Board from any notation parse_board reads, or from a sequence of tiles (0 = blank)."""
+    if isinstance(board, Board):
+        return board
+    if isinstance(board, (list, tuple, np.ndarray)):
+        tiles = list(np.asarray(board).ravel()) if isinstance(board, np.ndarray) else list(board)
+        if not all(isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_)) for t in tiles):
+            raise BoardError("a board given as a sequence must hold the tiles as integers (0 = blank)")
+        board = " ".join(str(int(t)) for t in tiles)
+    return parse_board(board, rows, cols)
+
+
+def prepare(board: BoardLike, goal: BoardLike, rows: int | None = None, cols: int | None = None) -> tuple[Board, Frame]:
     """Parse, check solvability, and fix the canonical frame."""
     board = as_board(board, rows, cols)
-    goal_board = make_goal(board.shape, goal)
+    goal_board = make_goal(board.shape, goal if isinstance(goal, str) else as_board(goal, board.shape.rows,
+                                                                                    board.shape.cols))
     check_solvable(board, goal_board)
     return board, Frame.for_goal(goal_board)
 
@@ -217,7 +230,12 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
     else:
         h = choose_heuristic(opts, frame, ddir, log)
     if algorithm == "wastar" and not opts.weight >= 1.0:
-        raise BoardError(f"--weight must be >= 1, got {opts.weight}")
+        raise BoardError(f"the weight of h in wastar must be at least 1, got {opts.weight}")
+    for value, what, low in ((opts.max_nodes, "the node limit", 1), (opts.jobs, "the number of threads", 1)):
+        if value is not None and not (isinstance(value, (int, np.integer)) and value >= low):
+            raise BoardError(f"{what} must be a whole number of at least {low}, got {value!r}")
+    if opts.timeout is not None and not opts.timeout > 0:
+        raise BoardError(f"the timeout must be more than 0 seconds, got {opts.timeout!r}")
     depth = default_depth(frame.shape) if opts.prune is None else opts.prune
     if not 2 <= depth <= DEPTH_MAX:
         raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
@@ -297,6 +315,7 @@ def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
             out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
                          control.split_nodes, None if trace is None else trace.chunk).run(resume)
         finally:
+            control.stop.clear()  # the Control can watch the next solve
             if trace is not None:
                 trace.close()
         state, path = out.state, out.path
@@ -324,8 +343,8 @@ def _trace_header(problem: Problem, plan: Plan, backend: Backend, board: str, co
 
 
 def solve(
-    board: Board | str,
-    goal: Board | str = "blank-last",
+    board: BoardLike,
+    goal: BoardLike = "blank-last",
     algorithm: str | None = None,
     heuristic: str | None = None,
     weight: float = 2.0,
@@ -393,7 +412,7 @@ def _solution(board: Board, canon: Board, frame: Frame, path: list[int], optimal
     )
 
 
-def distance(board: Board | str, goal: Board | str = "blank-last", data_dir: str | Path | None = None,
+def distance(board: BoardLike, goal: BoardLike = "blank-last", data_dir: str | Path | None = None,
              rows: int | None = None, cols: int | None = None, log: Log = _quiet) -> int:
     """Exact distance by table lookup (the table is built on first use for <= 9 cells)."""
     board, frame = prepare(board, goal, rows, cols)

@@ -137,8 +137,9 @@ class BatchStop:
 
 def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callable[[str], None],
                 workers: int | None = None, plans: dict[str, Plan] | None = None,
-                stop: BatchStop | None = None,
-                cluster=None) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
+                stop: BatchStop | None = None, cluster=None,
+                on_plan: Callable[[Plan, Board], None] | None = None,
+                ) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
     Entries are taken as the batch goes, at most AHEAD per thread beyond the one being
@@ -150,7 +151,7 @@ def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callabl
     when the batch has at least that many boards); a big board (more than 16 cells) waits
     for those in flight and is solved alone with every thread. plans: ready plans by frame
     key. cluster: a solver.cluster.Cluster; boards then go one at a time, each spread over
-    its workers."""
+    its workers. on_plan(plan, board): told of each plan made, with the first board it is for."""
     plans = {} if plans is None else plans
     stop = stop or BatchStop()
     jobs = opts.jobs or default_jobs()
@@ -171,6 +172,8 @@ def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callabl
         if frame.key not in plans:
             plans[frame.key] = make_plan(frame, opts if alone else dataclasses.replace(opts, jobs=1), log)
             log(f"using {plans[frame.key].algorithm} / {plans[frame.key].heuristic.name} for {frame.shape} boards")
+            if on_plan is not None:
+                on_plan(plans[frame.key], board)
         return board, plans[frame.key], alone
 
     def backend(plan: Plan) -> Backend | None:

@@ -36,6 +36,10 @@ from .solution import ClusterError, NodeLimitReached, SearchStopped, Solution
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 
 
+MAX_JOBS = 1024  # threads: more than any machine we know of has cores, far fewer than would exhaust memory
+MAX_SCRAMBLE = 10_000_000  # moves of a scramble: seconds of work (a random board is `solver random`)
+
+
 def _err(msg: str) -> None:
     click.echo(msg, err=True)
 
@@ -99,7 +103,7 @@ is shorter than its lower bound."""
 @click.option("--prune", type=click.IntRange(min=2, max=DEPTH_MAX), default=None, metavar="DEPTH",
               help="IDA* skips every move sequence of up to DEPTH moves that a shorter or earlier one "
                    "repeats (2: only undoing the last move) [default: 14 on 4x4 and 5x5, else 2].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="IDA* worker threads [default: every core]. With --file, small boards are solved "
                    "side by side, big ones one at a time on all threads.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
@@ -135,6 +139,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         raise click.UsageError("give a BOARD or --file, not both" if board else "give a BOARD or --file")
     if (checkpoint or trace) and batch_file:
         raise click.UsageError("--checkpoint and --trace are for one board, not --file")
+    if show_boards and (batch_file or as_json):
+        raise click.UsageError("--show-boards prints one board's solution as text: not with --file or --json")
     if scheduler is not None:
         from .cluster import check_address  # before anything is loaded: a bad address is one line, at once
 
@@ -151,7 +157,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}")
     _err(f"using {plan.algorithm} / {plan.heuristic.name}")
-    if kernel_origin == "jit" and not quiet:
+    if kernel_origin == "jit" and not quiet and aot_wanted():
         _err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
     _warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
@@ -183,6 +189,13 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         print_solution(sol, show_boards)
 
 
+def aot_wanted() -> bool:
+    """Has the user left the compiled kernels on (PATTERNDB_AOT is not "off")?"""
+    from .search import aot
+
+    return bool(aot.directories())
+
+
 def _load_kernels() -> tuple[float, str]:
     """(seconds, "aot" or "jit"): loading the compiled IDA* kernels, or importing numba for its
     JIT ones (whose first call of each kernel, loading its cached code, is then search time)."""
@@ -209,15 +222,20 @@ EXIT_STOPPED = {**EXIT_CODES_BY_SIGNAL, "limit": 4, "timeout": 4}
 EXIT_CLUSTER = 5
 
 
-def _warn_if_hopeless(plan, board) -> None:
+HOPELESS_H = 40  # a root h from which a board past 16 cells takes hours without tables (far below a random one's)
+
+
+def _warn_if_hopeless(plan, board, say=_err) -> None:
     """Before a search that will likely not finish, say what it may cost and what would help."""
     h = plan.heuristic
     if plan.algorithm not in ("idastar", "iddfs") or h.tables or h.name == "exact" or board.shape.n <= 16:
         return
     h0 = h(plan.frame.to_canonical(board))
-    build = "pdb build --size 5 --pattern 6-6-6-6" if board.shape.rows == board.shape.cols == 5 else \
+    if h0 < HOPELESS_H:  # the goal, a scramble of a few moves: quick with any heuristic
+        return
+    build = "pdb build --size 5 --pattern best" if board.shape.rows == board.shape.cols == 5 else \
         f"pdb build --rows {board.shape.rows} --cols {board.shape.cols} --pattern ..."
-    _err(f"warning: IDA* with {h.name} on a {board.shape} board (h = {h0} at the root): a random board of this "
+    say(f"warning: IDA* with {h.name} on a {board.shape} board (h = {h0} at the root): a random board of this "
          "size needs about 1e10 to 1e13 nodes even with linear conflict (Korf & Taylor 1996), hours to weeks; "
          f"boards close to the goal are quick. Pattern databases cut that by orders of magnitude: '{build}'")
 
@@ -285,7 +303,8 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
         _err(message)
 
     with stop_on_signals(stop.request):
-        results = solve_batch(stream, goal, opts, say, plans=plans, stop=stop, cluster=cluster)
+        results = solve_batch(stream, goal, opts, say, plans=plans, stop=stop, cluster=cluster,
+                              on_plan=lambda plan, board: _warn_if_hopeless(plan, board, say))
         with click.progressbar(length=lines or 1, label="solving", file=sys.stderr, hidden=hidden) as bar:
             try:
                 for e, res in results:
@@ -382,7 +401,8 @@ def distance(board, size, rows, cols, goal, data_dir) -> None:
 @main.command("scramble")
 @shape_options
 @goal_option
-@click.option("--moves", type=click.IntRange(min=0), default=50, show_default=True)
+@click.option("--moves", type=click.IntRange(min=0, max=MAX_SCRAMBLE), default=50, show_default=True,
+              help="Random moves from the goal.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh).")
 @guarded
 def scramble_cmd(size, rows, cols, goal, moves, seed) -> None:

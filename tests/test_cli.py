@@ -370,3 +370,33 @@ def test_both_packages_and_commands_say_one_version(run):
     assert patterndb.__version__ == solver_package.__version__ == version("patterndb")
     assert run(solver, ["--version"]).stdout.strip() == f"solver, version {patterndb.__version__}"
     assert run(pdb, ["--version"]).stdout.strip() == f"pdb, version {patterndb.__version__}"
+
+
+def test_the_5x5_cost_warning_is_for_far_boards_single_or_in_a_batch(run, tmp_path):
+    goal = " ".join(map(str, range(25)))
+    one_move = "1 0 " + " ".join(map(str, range(2, 25)))
+    for board in (goal, one_move):
+        r = run(solver, ["solve", board, "--goal", "blank-first", "-H", "linear-conflict"])
+        assert r.exit_code == 0 and "warning" not in r.stderr, r.stderr
+    far = "14 5 9 2 18 8 23 19 12 17 15 0 10 20 4 6 11 21 1 7 24 3 16 22 13"  # Korf & Felner's #1
+    r = run(solver, ["solve", far, "--goal", "blank-first", "-H", "linear-conflict", "--max-nodes", "1000"])
+    assert r.exit_code == 4 and "warning: IDA* with linear-conflict on a 5x5 board" in r.stderr
+    f = tmp_path / "b.txt"
+    f.write_text(f"{far}\n{far}\n")
+    r = run(solver, ["solve", "--file", str(f), "--goal", "blank-first", "-H", "linear-conflict", "--max-nodes", "1000"])
+    assert r.exit_code == 4 and r.stderr.count("warning: IDA* with linear-conflict on a 5x5 board") == 1, r.stderr
+
+
+def test_pdb_list_says_when_the_directory_is_missing_or_a_file(tmp_path):
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "nowhere")])
+    assert r.exit_code == 0 and r.stderr.strip() == f"no tables: {tmp_path / 'nowhere'} does not exist (nothing was built there)"
+    (tmp_path / "f").write_text("x")
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "f")])
+    assert r.exit_code == 2 and "is a file" in r.stderr
+
+
+def test_sane_upper_bounds_and_show_boards_only_where_it_shows(run):
+    assert run(solver, ["scramble", "--size", "3", "--moves", "100000000"]).exit_code == 2
+    assert run(solver, ["solve", "8672543_1", "-j", "100000"]).exit_code == 2
+    r = run(solver, ["solve", "8672543_1", "--json", "--show-boards"])
+    assert r.exit_code == 2 and "--show-boards" in r.stderr

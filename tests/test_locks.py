@@ -26,3 +26,27 @@ def test_one_holder_at_a_time_and_no_file_left(tmp_path):
         t.join()
     assert most[0] == 1 and waited
     assert not lock.exists()
+
+
+def test_a_build_that_only_waited_says_it_found_the_table_built(tmp_path, capsys):
+    """Issue 30: a second `pdb build` of the same table waited, then printed nothing about it."""
+    from patterndb.catalog import build_lock
+
+    path = tmp_path / "t.h5"
+    holding, done = threading.Event(), []
+
+    def first():
+        with build_lock(path, False):
+            holding.set()
+            time.sleep(0.3)
+            path.write_bytes(b"built")
+
+    t = threading.Thread(target=first)
+    t.start()
+    holding.wait()
+    with build_lock(path, True) as built:
+        done.append(built)
+    t.join()
+    err = capsys.readouterr().err
+    assert done == [True] and "waiting for another build of t.h5" in err
+    assert "another build wrote t.h5 meanwhile: using it" in err

@@ -98,3 +98,35 @@ def test_node_limit_is_reported(data_dir):
     b = parse_board("8 6 7 2 5 4 3 0 1")
     with pytest.raises(RuntimeError, match="node limit"):
         solve(b, algorithm="bfs", max_nodes=100, data_dir=data_dir)
+
+
+def test_the_api_takes_tiles_as_a_sequence_and_names_no_cli_flags_in_its_errors():
+    """Issue 30: a list of tiles was refused ('a board must be a string'), and API errors
+    spoke of --weight."""
+    import numpy as np
+
+    from patterndb import BoardError
+    from solver import solve
+
+    ida = dict(algorithm="idastar", heuristic="manhattan")
+    for board in ([8, 6, 7, 2, 5, 4, 3, 0, 1], (8, 6, 7, 2, 5, 4, 3, 0, 1), np.array([[8, 6, 7], [2, 5, 4], [3, 0, 1]])):
+        assert solve(board, goal=[1, 2, 3, 4, 5, 6, 7, 8, 0], **ida).length == 31
+    bad = [dict(board=[8, 6, 7, 2, 5, 4, 3, 0, 1.5]), dict(algorithm="wastar", weight=0.5), dict(max_nodes=0),
+           dict(jobs=0), dict(timeout=-1), dict(prune=1)]
+    for kw in bad:
+        board = kw.pop("board", "8 6 7 2 5 4 3 0 1")
+        with pytest.raises(BoardError) as e:
+            solve(board, **{**ida, **kw})
+        assert "--" not in str(e.value), str(e.value)
+
+
+def test_a_control_stopped_once_watches_the_next_solve_afresh():
+    from solver import SearchStopped, solve
+    from solver.api import Control
+
+    control = Control()
+    control.stop.request("interrupted")  # before the solve: it stops at once
+    with pytest.raises(SearchStopped):
+        solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control)
+    assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31
+    assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31

@@ -56,6 +56,11 @@ class StopFlag:
     def requested(self) -> bool:
         return self.reason is not None
 
+    def clear(self) -> None:
+        """Ready for the next search (a request ends only the search it was made during)."""
+        self.reason = None
+        self.flag[0] = 0
+
 
 @dataclass
 class Iteration:
