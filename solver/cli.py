@@ -1,4 +1,4 @@
-"""The `solver` command: solve, distance, scramble, random, compile."""
+"""The `solver` command: solve, show, distance, scramble, random, compile."""
 from __future__ import annotations
 
 import os
@@ -385,6 +385,45 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=_err) -> Non
     else:
         click.echo(f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
                    f"{e.board}{'' if ok else '  MISMATCH'}")
+
+
+@main.command()
+@click.argument("board")
+@shape_options
+@goal_option
+@data_dir_option
+@click.option("--moves", "directions", default=None, metavar="UDLR",
+              help="Play these blank moves instead of solving BOARD (e.g. the 'blank:' line of solve).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write an animated SVG (a browser plays it) to this file.")
+@click.option("--play", is_flag=True, help="Show the boards one after another in the terminal.")
+@click.option("--delay", type=click.FloatRange(min=0.0, max=10.0), default=0.3, show_default=True,
+              help="Seconds per move, for --play and the SVG.")
+@guarded
+def show(board, size, rows, cols, goal, data_dir, directions, out, play, delay) -> None:
+    """Play back BOARD's optimal solution (or --moves): as text, in the terminal, or as an SVG."""
+    from .show import frames, svg, terminal_frames
+
+    board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
+    if directions is None:
+        plan = make_plan(frame, Options(data_dir=data_dir), _err)
+        directions = run(board_obj, plan).directions
+    boards = frames(board_obj, directions)
+    if out is not None:
+        from patterndb.store import atomic
+
+        with atomic(out) as tmp:
+            tmp.write_text(svg(boards, delay, f"{board_obj} ({len(boards) - 1} moves)"))
+        _err(f"wrote {out}: {len(boards)} frames, {len(boards) - 1} moves")
+        if not play:
+            return
+    live = play and sys.stdout.isatty()
+    for i, text in enumerate(terminal_frames(boards, directions)):
+        if live:
+            click.echo("\x1b[H\x1b[2J" + text, nl=False)
+            time.sleep(delay if i < len(boards) - 1 else 0)
+        else:
+            click.echo(text)
 
 
 @main.command()

@@ -1,0 +1,73 @@
+"""A solution played back: the boards on the way, as an animated SVG or in a terminal.
+
+The SVG needs nothing to make or to view (a browser plays it): each tile is a group
+moved by one SMIL animateTransform through its cell in every frame, a linear slide
+between consecutive frames, with the last frame held for a moment before it repeats.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+from xml.sax.saxutils import escape
+
+from patterndb import Board, BoardError
+
+CELL = 56  # pixels a cell
+GAP = 3  # pixels between tiles
+HOLD = 4  # frames' worth of time the goal stays before the animation repeats
+
+_STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+
+
+def frames(board: Board, directions: str) -> list[Board]:
+    """The board after each of the blank's moves (U D L R), the start first; BoardError
+    for a move off the board or a letter that is not a direction."""
+    out = [board]
+    cols, rows = board.shape.cols, board.shape.rows
+    for i, d in enumerate(directions.upper()):
+        if d not in _STEP:
+            raise BoardError(f"move {i + 1} is {d!r}: moves are the blank's U, D, L and R")
+        b = out[-1].blank
+        r, c = divmod(b, cols)
+        dr, dc = _STEP[d]
+        if not (0 <= r + dr < rows and 0 <= c + dc < cols):
+            raise BoardError(f"move {i + 1} ({d}) takes the blank off the board")
+        out.append(out[-1].move_blank((r + dr) * cols + c + dc))
+    return out
+
+
+def svg(boards: list[Board], seconds_per_move: float = 0.35, title: str = "") -> str:
+    """An animated SVG of the boards in turn (one frame a board)."""
+    shape = boards[0].shape
+    width, height = shape.cols * CELL + GAP, shape.rows * CELL + GAP
+    steps = len(boards) - 1
+    duration = max(steps + HOLD, 1) * seconds_per_move
+    times = [i / (steps + HOLD) for i in range(steps + 1)] + [1.0]
+    key_times = ";".join(f"{t:.6f}" for t in times)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
+             f"<title>{escape(title or f'{shape} board, {steps} moves')}</title>",
+             f'<rect width="{width}" height="{height}" fill="#3b3b3b"/>']
+    positions = [b.positions() for b in boards]
+    for tile in range(1, shape.n):
+        cells = [int(p[tile]) for p in positions]
+        xy = [((c % shape.cols) * CELL + GAP, (c // shape.cols) * CELL + GAP) for c in cells]
+        values = ";".join(f"{x},{y}" for x, y in xy + [xy[-1]])
+        x0, y0 = xy[0]
+        size = CELL - GAP
+        parts.append(
+            f'<g transform="translate({x0},{y0})">'
+            f'<rect width="{size}" height="{size}" rx="6" fill="#e8c07d" stroke="#8a6a32"/>'
+            f'<text x="{size / 2}" y="{size / 2}" font-size="{size * 0.45:.0f}" text-anchor="middle" '
+            f'dominant-baseline="central" fill="#2b2b2b">{tile}</text>'
+            f'<animateTransform attributeName="transform" type="translate" values="{values}" '
+            f'keyTimes="{key_times}" dur="{duration:.3f}s" calcMode="linear" repeatCount="indefinite"/>'
+            "</g>")
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def terminal_frames(boards: list[Board], directions: str) -> Iterator[str]:
+    """Each board as text with the move that led to it, for a terminal to show in turn."""
+    for i, b in enumerate(boards):
+        head = "start" if i == 0 else f"move {i} of {len(boards) - 1}: blank {directions[i - 1].upper()}"
+        yield f"{head}\n{b.grid()}\n"
