@@ -200,6 +200,26 @@ def clean(data_dir) -> None:
 
 
 @main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The picture to write: a .png or .svg file.")
+@guarded
+def plot(files: tuple[Path, ...], out: Path) -> None:
+    """Draw each table's entries per value, which are its breadth-first layers (needs the
+    [plot] extra: matplotlib). Reads only the files' attributes."""
+    from .plot import FORMATS, plot_tables
+    from .store import atomic
+
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise click.BadParameter(f"{out.name}: give a .png or .svg file", param_hint="--out")
+    tables = [(f, read_attrs(f)) for f in files]
+    with atomic(out) as tmp:
+        panels = plot_tables(tables, tmp, fmt)
+    click.echo(f"wrote {out}: {panels} table{'s' if panels > 1 else ''}", err=True)
+
+
+@main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @guarded

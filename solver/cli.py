@@ -1,4 +1,4 @@
-"""The `solver` command: solve, show, distance, scramble, random, compile."""
+"""The `solver` command: solve, show, plot, distance, scramble, random, compile."""
 from __future__ import annotations
 
 import os
@@ -385,6 +385,28 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=_err) -> Non
     else:
         click.echo(f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
                    f"{e.board}{'' if ok else '  MISMATCH'}")
+
+
+@main.command("plot")
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The picture to write: a .png or .svg file.")
+@guarded
+def plot_cmd(source: Path, out: Path) -> None:
+    """Draw a search's iterations from SOURCE, the output of solve --json (one board or a
+    batch) or a --trace file: nodes, seconds and growth per bound, and with a trace each
+    worker's busy time (needs the [plot] extra: matplotlib)."""
+    from patterndb.store import atomic
+
+    from .plot import FORMATS, plot_runs, read_runs
+
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise click.BadParameter(f"{out.name}: give a .png or .svg file", param_hint="--out")
+    runs, busy = read_runs(source)
+    with atomic(out) as tmp:
+        panels = plot_runs(runs, busy, tmp, fmt)
+    _err(f"wrote {out}: {panels} panels, {len(runs)} search{'es' if len(runs) > 1 else ''}")
 
 
 @main.command()

@@ -1,0 +1,52 @@
+"""pdb plot and solver plot: valid pictures with the panels they claim (matplotlib: the [plot] extra)."""
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from patterndb.cli import main as pdb
+from solver.cli import main as solver
+
+pytest.importorskip("matplotlib")
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _axes(svg_text: str) -> int:
+    return len(set(re.findall(r'<g id="axes_(\d+)"', svg_text)))
+
+
+def test_pdb_plot_draws_a_panel_per_table(tmp_path):
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    files = sorted(str(p) for p in tmp_path.glob("pdb-*.h5"))
+    assert len(files) == 2
+    r = CliRunner().invoke(pdb, ["plot", *files, "--out", str(tmp_path / "t.svg")])
+    assert r.exit_code == 0, r.output
+    text = (tmp_path / "t.svg").read_text()
+    assert _axes(text) == 2 and "tiles 1-4" in text and "tiles 5-8" in text
+    r = CliRunner().invoke(pdb, ["plot", files[0], "--out", str(tmp_path / "t.png")])
+    assert r.exit_code == 0 and (tmp_path / "t.png").read_bytes()[:8] == PNG
+    r = CliRunner().invoke(pdb, ["plot", files[0], "--out", str(tmp_path / "t.gif")])
+    assert r.exit_code == 2 and not (tmp_path / "t.gif").exists()
+
+
+def test_solver_plot_from_json_and_from_a_trace(tmp_path):
+    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf's #1 with Manhattan: 11 iterations
+    trace = tmp_path / "k.trace"
+    r = CliRunner().invoke(solver, ["solve", board, "--goal", "blank-first", "-H", "manhattan", "--json", "-j", "2",
+                                    "--trace", str(trace), "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    (tmp_path / "k.json").write_text(r.stdout)
+    assert len(json.loads(r.stdout)["iterations"]) >= 5
+    r = CliRunner().invoke(solver, ["plot", str(tmp_path / "k.json"), "--out", str(tmp_path / "j.svg")])
+    assert r.exit_code == 0 and _axes((tmp_path / "j.svg").read_text()) == 3, r.output
+    r = CliRunner().invoke(solver, ["plot", str(trace), "--out", str(tmp_path / "t.svg")])
+    text = (tmp_path / "t.svg").read_text()
+    assert r.exit_code == 0 and _axes(text) == 4 and "work per worker" in text
+    r = CliRunner().invoke(solver, ["plot", str(trace), "--out", str(tmp_path / "t.png")])
+    assert r.exit_code == 0 and (tmp_path / "t.png").read_bytes()[:8] == PNG
+    (tmp_path / "junk.txt").write_text("not json\n")
+    r = CliRunner().invoke(solver, ["plot", str(tmp_path / "junk.txt"), "--out", str(tmp_path / "x.png")])
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.png").exists()
