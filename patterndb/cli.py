@@ -141,7 +141,7 @@ def _describe(attrs: dict) -> str:
     return f"tiles {attrs.get('tiles_label', '?')}{zero}"
 
 
-@main.command("list")
+@main.command("list", short_help="Show the tables in the data directory.")
 @data_dir_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a table.")
 @guarded
@@ -184,7 +184,7 @@ def list_cmd(data_dir, as_json) -> None:
 LIST_FIELDS = ("kind", "rows", "cols", "goal", "tiles", "entries", "max", "mean", "checksum_crc32", "created")
 
 
-@main.command()
+@main.command(short_help="Remove what killed builds left behind.")
 @data_dir_option
 @guarded
 def clean(data_dir) -> None:
@@ -199,7 +199,7 @@ def clean(data_dir) -> None:
     click.echo(f"{freed / 1e6:.1f} MB freed in {ddir}", err=True)
 
 
-@main.command()
+@main.command(short_help="Draw each table's values (breadth-first layers).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The picture to write: a .png or .svg file.")
@@ -234,7 +234,7 @@ def info(file: Path, as_json: bool) -> None:
             click.echo(f"{k}: {attrs[k]}")
 
 
-@main.command()
+@main.command(short_help="Check tables in full; --full proves them right.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--full", is_flag=True,
               help="Also prove each table right, not only intact: an exact table by one pass (every value "
@@ -273,7 +273,7 @@ def verify(files: tuple[Path, ...], full: bool) -> None:
     if failed:
         raise SystemExit(TABLE_EXIT)
 
-@main.command()
+@main.command(short_help="Rewrite 1-byte group tables in 4 bits (lossless).")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @guarded
 def pack(files: tuple[Path, ...]) -> None:

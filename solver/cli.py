@@ -76,14 +76,19 @@ def main() -> None:
 
 
 EXIT_CODES = """\b
-Exit status: 0 solved (every expected length met); 1 a length differs from
-the expected one (or the search itself failed); 2 bad input or usage (in a batch: a line that is not a
-solvable board); 3 a table is missing or damaged; 4 stopped by --max-nodes
-or --timeout; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). A stopped search prints what it proved: no solution
-is shorter than its lower bound."""
+Exit status:
+  0    solved (every expected length met)
+  1    a length differs from the expected one (or the search failed)
+  2    bad input or usage (in a batch: a line that is not a solvable board)
+  3    a table is missing or damaged
+  4    stopped by --max-nodes or --timeout
+  5    the Dask cluster failed
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
+A stopped search prints what it proved: no solution is shorter than its
+lower bound."""
 
 
-@main.command(epilog=EXIT_CODES)
+@main.command(epilog=EXIT_CODES, short_help="Solve a board, or every board of --file.")
 @click.argument("board", required=False)
 @click.option("--file", "-f", "batch_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Solve every board of a UTF-8 text file ('-': standard input; one a line, '#' comments, "
@@ -387,7 +392,7 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=_err) -> Non
                    f"{e.board}{'' if ok else '  MISMATCH'}")
 
 
-@main.command("plot")
+@main.command("plot", short_help="Draw a search's iterations from --json or a trace.")
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The picture to write: a .png or .svg file.")
@@ -409,7 +414,7 @@ def plot_cmd(source: Path, out: Path) -> None:
     _err(f"wrote {out}: {panels} panels, {len(runs)} search{'es' if len(runs) > 1 else ''}")
 
 
-@main.command()
+@main.command(short_help="Play back a solution: text, terminal or SVG.")
 @click.argument("board")
 @shape_options
 @goal_option
@@ -484,7 +489,7 @@ def random_cmd(size, rows, cols, goal, seed) -> None:
     click.echo(str(random_board(shape, goal_board, np.random.default_rng(seed))))
 
 
-@main.command("compile")
+@main.command("compile", short_help="Compile the IDA* kernels ahead of time.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the extension (default: $PATTERNDB_AOT, else the package's __pycache__, "
                    "else ~/.cache/patterndb/aot).")

@@ -400,3 +400,15 @@ def test_sane_upper_bounds_and_show_boards_only_where_it_shows(run):
     assert run(solver, ["solve", "8672543_1", "-j", "100000"]).exit_code == 2
     r = run(solver, ["solve", "8672543_1", "--json", "--show-boards"])
     assert r.exit_code == 2 and "--show-boards" in r.stderr
+
+
+@pytest.mark.parametrize("cli", [pdb, solver], ids=["pdb", "solver"])
+def test_help_texts_fit_80_columns_and_none_is_cut_off(cli):
+    runner = CliRunner()
+    top = runner.invoke(cli, ["--help"], terminal_width=80)
+    listed = top.stdout.split("Commands:")[1].splitlines()
+    assert top.exit_code == 0 and not any(ln.endswith("...") for ln in listed), top.stdout
+    for name in cli.commands:
+        r = runner.invoke(cli, [name, "--help"], terminal_width=80)
+        assert r.exit_code == 0, name
+        assert max(len(ln) for ln in r.stdout.splitlines()) <= 80, (name, r.stdout)
