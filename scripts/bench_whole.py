@@ -36,6 +36,20 @@ def run(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
 
 
+def _cpu_model() -> str:
+    """The CPU's model name (Linux), else what platform says."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
@@ -62,11 +76,13 @@ def main() -> int:
     if args.jit:
         envs = {f" [{kernels}]": None, " [jit]": {**os.environ, "PATTERNDB_AOT": "off"}}
     results: dict[str, list[tuple[float, float, float]]] = {k + e: [] for k in cases for e in envs}
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
     for _ in range(args.rounds):
         for name, cmd in cases.items():
             for tag, env in envs.items():
                 results[name + tag].append(run(cmd, env))
-    print(f"kernels: {kernels}")
+    print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; load average before {load_before}, after "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernels: {kernels}")
     print(f"{'case':24} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
           f"pattern {args.pattern}, {os.cpu_count()} cores)")
     for name, rs in results.items():
