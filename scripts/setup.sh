@@ -11,3 +11,8 @@ echo "installing the project and its test extras into .venv..." >&2
 if ! .venv/bin/solver compile --check >/dev/null 2>&1; then
     .venv/bin/solver compile || echo "warning: the compiled kernels could not be built (the line above says why); solve still works, through numba's JIT kernels: same answers, about 0.4 s more per command" >&2
 fi
+# The classic algorithms (A*, greedy, weighted A*, BFS) share one best-first kernel that numba
+# compiles on its first use and caches: do it now (about 10 s once, then under a second), not
+# in the middle of a user's first `solver solve --algorithm astar`.
+echo "warming numba's cache for the classic algorithms (once per checkout, about 10 s)..." >&2
+.venv/bin/solver solve "1 2 3 4 5 6 7 _ 8" --algorithm astar --heuristic manhattan >/dev/null 2>&1 || true
