@@ -62,6 +62,9 @@ def _lost(client) -> bool:
     return client.status != "running"
 
 
+LOCAL_PER_CORE = 4  # worker processes a core that local:N may start
+
+
 def check_address(address: str) -> int | None:
     """N for 'local:N'; None for a scheduler's address; BoardError (one line, at once) for
     anything else ('garbage', an http:// dashboard address, a missing port)."""
@@ -71,6 +74,10 @@ def check_address(address: str) -> int | None:
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise BoardError(f"--scheduler {address}: give local:N with N >= 1 worker processes")
+        cores = os.cpu_count() or 1
+        if int(n) > LOCAL_PER_CORE * cores:
+            raise BoardError(f"--scheduler {address}: at most local:{LOCAL_PER_CORE * cores} on {cores} cores "
+                             f"(local:64 on 2 cores lost its own scheduler after 90 s: the workers starved it)")
         return int(n)
     if not address.startswith(SCHEMES) or ":" not in address.split("://", 1)[1]:
         hint = " (that is a web address: the scheduler listens on tcp://HOST:8786)" if address.startswith("http") else ""
@@ -241,8 +248,12 @@ class Cluster:
             if n > cores and log is not None:
                 log(f"warning: local:{n} starts {n} worker processes on {cores} cores: they share them, "
                     "each with its own copy of the kernels")
+            # The scheduler runs in this process: its logs (CRITICAL ones too, such as a closed
+            # comm while it shuts down) would flood stderr; a failure is said by ClusterError.
+            for name in ("distributed", "asyncio", "tornado"):
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                    dashboard_address=None, silence_logs=40)
+                                                    dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = distributed.Client(self.cluster)
             return
         # One deadline for the probe, the connection and the wait for workers: --cluster-timeout

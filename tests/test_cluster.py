@@ -99,9 +99,11 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
     assert "2 of 2 boards solved" in r.stderr and "all 2 expected lengths met" in r.stderr
 
 
-@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port"])
+@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port",
+                                     f"local:{4 * (os.cpu_count() or 1) + 1}"])
 def test_a_bad_scheduler_address_is_one_line_at_once(address):
-    """Issue 29: these were tracebacks (some after 30 s)."""
+    """Issue 29: these were tracebacks (some after 30 s); local:64 on 2 cores starved its own
+    scheduler and flooded stderr for 90 s before it failed: more than 4 workers a core is refused."""
     import time
 
     from click.testing import CliRunner
