@@ -9,6 +9,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import json  # noqa: E402 (after the setting above)
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from itertools import chain, takewhile
@@ -36,6 +37,7 @@ from .solution import ClusterError, NodeLimitReached, SearchStopped, Solution
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 
 
+COMPILE_TICK = 15.0  # seconds between `solver compile`'s signs of life
 MAX_JOBS = 1024  # threads: more than any machine we know of has cores, far fewer than would exhaust memory
 MAX_SCRAMBLE = 10_000_000  # moves of a scramble: seconds of work (a random board is `solver random`)
 
@@ -510,10 +512,21 @@ def compile_cmd(directory, check) -> None:
 
     click.echo("compiling the IDA* kernels ahead of time (once per checkout: about 1 minute on 2 cores)...", err=True)
     started = time.perf_counter()
+    done = threading.Event()
+
+    def tick() -> None:  # a sign of life every 15 s: the compiler itself says nothing for a minute
+        while not done.wait(COMPILE_TICK):
+            click.echo(f"  still compiling ({time.perf_counter() - started:.0f} s)", err=True)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
     try:
         path = build(directory)
     except Exception as e:  # no C compiler, no numba.pycc, an unwritable directory: one line, exit 3
         raise UserError(f"cannot compile the kernels ({type(e).__name__}): {e}", 3) from None
+    finally:
+        done.set()
+        ticker.join()
     click.echo(f"compiled {path} in {time.perf_counter() - started:.1f} s")
 
 
