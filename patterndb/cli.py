@@ -203,20 +203,30 @@ def clean(data_dir) -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The picture to write: a .png or .svg file.")
+@click.option("--sum", "samples", type=click.IntRange(min=1, max=10_000_000), default=None, metavar="SAMPLES",
+              help="Also draw the sum of the files' values (disjoint groups: a partition) at this many "
+                   "random states (loads the tables).")
 @guarded
-def plot(files: tuple[Path, ...], out: Path) -> None:
+def plot(files: tuple[Path, ...], out: Path, samples: int | None) -> None:
     """Draw each table's entries per value, which are its breadth-first layers (needs the
-    [plot] extra: matplotlib). Reads only the files' attributes."""
-    from .plot import FORMATS, plot_tables
+    [plot] extra: matplotlib). Reads only the files' attributes, unless --sum."""
+    from .plot import FORMATS, plot_tables, sampled_sums
     from .store import atomic
 
     fmt = out.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise click.BadParameter(f"{out.name}: give a .png or .svg file", param_hint="--out")
     tables = [(f, read_attrs(f)) for f in files]
+    sums = None
+    if samples is not None:
+        import numpy as np
+
+        from .catalog import load_checked
+
+        sums = sampled_sums([load_checked(f, {}) for f, _ in tables], samples, np.random.default_rng())
     with atomic(out) as tmp:
-        panels = plot_tables(tables, tmp, fmt)
-    click.echo(f"wrote {out}: {panels} table{'s' if panels > 1 else ''}", err=True)
+        panels = plot_tables(tables, tmp, fmt, sums)
+    click.echo(f"wrote {out}: {panels} panel{'s' if panels > 1 else ''}", err=True)
 
 
 @main.command()

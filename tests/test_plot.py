@@ -50,3 +50,36 @@ def test_solver_plot_from_json_and_from_a_trace(tmp_path):
     (tmp_path / "junk.txt").write_text("not json\n")
     r = CliRunner().invoke(solver, ["plot", str(tmp_path / "junk.txt"), "--out", str(tmp_path / "x.png")])
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("pattern, zero", [("4-4", False), ("z4-4", True)])
+def test_the_sampled_sum_is_the_partitions_heuristic(tmp_path, pattern, zero):
+    """pdb plot --sum: at each sampled state, the sum of the groups' values equals what the
+    solver's pattern-database heuristic (without the mirror) gives; for zero-aware tables the
+    minimum over regions, so never above it and equal where the regions cost the same."""
+    import numpy as np
+
+    from patterndb import Board, Shape, random_board
+    from patterndb.catalog import load_checked
+    from patterndb.plot import sampled_sums
+    from solver.api import Options, make_plan, prepare
+
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--goal", "blank-first", "--pattern", pattern,
+                                 "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("pdb-*.h5"))
+    tables = [load_checked(f, {}) for f in files]
+    assert len(tables) == 2
+    sums = sampled_sums(tables, 300, np.random.default_rng(7))
+    goal = Board(Shape(3, 3), np.arange(9))
+    _, frame = prepare(goal, "blank-first")
+    h = make_plan(frame, Options(algorithm="idastar", pattern=pattern, reflect=False, data_dir=tmp_path)).heuristic
+    rng = np.random.default_rng(7)
+    exact = np.array([h(random_board(goal.shape, goal, rng)) for _ in range(300)])
+    if zero:
+        assert (sums <= exact).all() and (sums == exact).mean() > 0.5 and (sums < exact).any()
+    else:
+        assert (sums == exact).all()
+    r = CliRunner().invoke(pdb, ["plot", *map(str, files), "--sum", "500", "--out", str(tmp_path / "s.svg")])
+    assert r.exit_code == 0 and _axes((tmp_path / "s.svg").read_text()) == 3 and "random states" in (
+        tmp_path / "s.svg").read_text()
