@@ -416,7 +416,7 @@ def plot_cmd(source: Path, out: Path) -> None:
     _err(f"wrote {out}: {panels} panels, {len(runs)} search{'es' if len(runs) > 1 else ''}")
 
 
-@main.command(short_help="Play back a solution: text, terminal or SVG.")
+@main.command(short_help="Play back a solution: text, terminal, SVG or GIF.")
 @click.argument("board")
 @shape_options
 @goal_option
@@ -424,15 +424,18 @@ def plot_cmd(source: Path, out: Path) -> None:
 @click.option("--moves", "directions", default=None, metavar="UDLR",
               help="Play these blank moves instead of solving BOARD (e.g. the 'blank:' line of solve).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write an animated SVG (a browser plays it) to this file.")
+              help="Write the animation to this file: .svg (a browser plays it) or .gif (needs Pillow).")
 @click.option("--play", is_flag=True, help="Show the boards one after another in the terminal.")
 @click.option("--delay", type=click.FloatRange(min=0.0, max=10.0), default=0.3, show_default=True,
               help="Seconds per move, for --play and the SVG.")
 @guarded
 def show(board, size, rows, cols, goal, data_dir, directions, out, play, delay) -> None:
-    """Play back BOARD's optimal solution (or --moves): as text, in the terminal, or as an SVG."""
-    from .show import frames, svg, terminal_frames
+    """Play back BOARD's optimal solution (or --moves): as text, in the terminal, or as an
+    animated SVG or GIF."""
+    from .show import frames, gif, svg, terminal_frames
 
+    if out is not None and out.suffix.lower() not in (".svg", ".gif"):
+        raise click.BadParameter(f"{out.name}: give an .svg or a .gif file", param_hint="--out")
     board_obj, frame = prepare(_read_board(board), goal, **_shape_kwargs(size, rows, cols))
     if directions is None:
         plan = make_plan(frame, Options(data_dir=data_dir), _err)
@@ -442,7 +445,11 @@ def show(board, size, rows, cols, goal, data_dir, directions, out, play, delay) 
         from patterndb.store import atomic
 
         with atomic(out) as tmp:
-            tmp.write_text(svg(boards, delay, f"{board_obj} ({len(boards) - 1} moves)"))
+            if out.suffix.lower() == ".gif":
+                with open(tmp, "wb") as f:
+                    gif(boards, f, delay)
+            else:
+                tmp.write_text(svg(boards, delay, f"{board_obj} ({len(boards) - 1} moves)"))
         _err(f"wrote {out}: {len(boards)} frames, {len(boards) - 1} moves")
         if not play:
             return

@@ -3,6 +3,8 @@
 The SVG needs nothing to make or to view (a browser plays it): each tile is a group
 moved by one SMIL animateTransform through its cell in every frame, a linear slide
 between consecutive frames, with the last frame held for a moment before it repeats.
+A GIF (one frame a board, the goal held longer) needs Pillow, which the [plot] extra
+brings with matplotlib; it is imported only for a GIF.
 """
 from __future__ import annotations
 
@@ -64,6 +66,35 @@ def svg(boards: list[Board], seconds_per_move: float = 0.35, title: str = "") ->
             "</g>")
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def gif(boards: list[Board], out, seconds_per_move: float = 0.35) -> int:
+    """Write an animated GIF of the boards to out (a path or a binary file); returns its frames."""
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:
+        raise BoardError("a GIF needs Pillow (pip install -e '.[plot]'); an .svg needs nothing") from None
+    shape = boards[0].shape
+    size = CELL - GAP
+    try:
+        font = ImageFont.load_default(size=int(size * 0.45))
+    except TypeError:  # Pillow before 10.1: one small bitmap font
+        font = ImageFont.load_default()
+    images = []
+    for b in boards:
+        img = Image.new("RGB", (shape.cols * CELL + GAP, shape.rows * CELL + GAP), "#3b3b3b")
+        draw = ImageDraw.Draw(img)
+        for cell, tile in enumerate(b.tiles):
+            if tile == 0:
+                continue
+            x, y = (cell % shape.cols) * CELL + GAP, (cell // shape.cols) * CELL + GAP
+            draw.rounded_rectangle((x, y, x + size, y + size), radius=6, fill="#e8c07d", outline="#8a6a32")
+            draw.text((x + size / 2, y + size / 2), str(int(tile)), fill="#2b2b2b", font=font, anchor="mm")
+        images.append(img.convert("P", palette=Image.Palette.ADAPTIVE))
+    ms = max(int(seconds_per_move * 1000), 20)
+    images[0].save(out, format="GIF", save_all=True, append_images=images[1:], loop=0,
+                   duration=[ms] * (len(images) - 1) + [ms * HOLD], disposal=1)
+    return len(images)
 
 
 def terminal_frames(boards: list[Board], directions: str) -> Iterator[str]:

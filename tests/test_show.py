@@ -51,3 +51,16 @@ def test_show_writes_the_svg_and_plays_the_frames(tmp_path):
     assert r.exit_code == 2 and "off the board" in r.stderr and not (tmp_path / "x.svg").exists()
     solved = CliRunner().invoke(solver, ["show", "8672543_1", "--data-dir", str(tmp_path)])  # solved first
     assert solved.exit_code == 0 and "move 31 of 31: blank D\n1 2 3\n4 5 6\n7 8 ." in solved.stdout
+
+
+def test_show_writes_a_gif_with_a_frame_per_board(tmp_path):
+    Image = pytest.importorskip("PIL.Image")
+    out = tmp_path / "s.gif"
+    r = CliRunner().invoke(solver, ["show", "1 2 3 4 5 6 7 _ 8", "--moves", "RUL", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    with Image.open(out) as im:
+        assert im.format == "GIF" and im.n_frames == 4 and im.size == (3 * CELL + GAP, 3 * CELL + GAP)
+        im.seek(3)
+        assert im.info["duration"] > 0
+    r = CliRunner().invoke(solver, ["show", "1 2 3 4 5 6 7 _ 8", "--moves", "R", "--out", str(tmp_path / "s.png")])
+    assert r.exit_code == 2 and ".svg or a .gif" in r.stderr and not (tmp_path / "s.png").exists()
