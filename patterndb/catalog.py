@@ -332,6 +332,8 @@ def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> np.nda
 
 
 def unpack(packed: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
-    """The h value of every entry of a 4-bit table (one byte each)."""
+    """The h value of every entry of a 4-bit table (one byte each); of a zero-aware table, the
+    plain reading of its codes (md + 2c: for a flagged placement, flag_code too many)."""
     n = int(attrs["rows"]) * int(attrs["cols"])
-    return unpack_kernel(packed, int(attrs["entries"]), len(attrs["tiles"]), n, _group_md(attrs))
+    k = len(pattern_tiles(tuple(int(t) for t in attrs["tiles"])))  # (a zero-aware group's blank is not placed)
+    return unpack_kernel(packed, int(attrs["entries"]), k, n, _group_md(attrs))

@@ -46,16 +46,14 @@ FORMATS = ("png", "svg")
 def group_minima(table: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
     """One byte per placement: the table's value, for a zero-aware table the minimum over
     the blank's regions (its 4-bit code less the flag)."""
-    from .catalog import _group_md
-    from .nibbles import unpack
+    from .catalog import unpack
+    from .store import is_packed, is_zero_aware
 
-    n = int(attrs["rows"]) * int(attrs["cols"])
-    k = len(pattern_tiles(tuple(int(t) for t in attrs["tiles"])))
     entries = int(attrs["entries"])
-    if attrs.get("encoding") in (None, "byte"):
+    if not (is_packed(attrs) or is_zero_aware(attrs)):
         return table[:entries]
-    values = unpack(table, entries, k, n, _group_md(attrs))
-    if "flag_code" in attrs:  # zero-aware: a flagged code c means md + 2 (c - flag_code) at the least
+    values = unpack(table, attrs)
+    if is_zero_aware(attrs):  # a flagged code c means md + 2 (c - flag_code) at the least
         codes = np.empty(entries + 1, dtype=np.uint8)
         half = (entries + 1) // 2
         codes[0::2][:half] = table[:half] & 15

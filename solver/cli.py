@@ -324,7 +324,7 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
     rows = t["solved"] + t["error"] + t["stopped"] + t["not started"]
     lost = 0
     if failed is not None:  # the boards read but not answered, and the file's rest (quick: nothing is solved)
-        lost = read[0] - rows + (0 if path == "-" else _count(entries))
+        lost = read[0] - rows + (0 if path == "-" else sum(1 for _ in entries))
     summary = (f"{t['solved']} of {rows + lost} boards solved, {t['nodes']:,} nodes generated, "
                f"{time.perf_counter() - start:.2f}s wall; ")
     if t["mismatch"]:
@@ -343,17 +343,6 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
         _err(f"{stop.reason}: {t['not started']} boards not started{rest}")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
     return 1 if t["mismatch"] else 2 if t["error"] else EXIT_STOPPED["limit"] if t["stopped"] else 0
-
-
-def _count(entries: Iterator) -> int:
-    """The entries left in a batch file (up to a line that is not UTF-8 text)."""
-    n = 0
-    try:
-        for _ in entries:
-            n += 1
-    except BoardError:
-        pass
-    return n
 
 
 def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=_err) -> None:
