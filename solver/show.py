@@ -12,28 +12,24 @@ from typing import Iterator
 from xml.sax.saxutils import escape
 
 from patterndb import Board, BoardError
+from patterndb.geometry import DIRECTIONS
 
 CELL = 56  # pixels a cell
 GAP = 3  # pixels between tiles
 HOLD = 4  # frames' worth of time the goal stays before the animation repeats
-
-_STEP = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
 def frames(board: Board, directions: str) -> list[Board]:
     """The board after each of the blank's moves (U D L R), the start first; BoardError
     for a move off the board or a letter that is not a direction."""
     out = [board]
-    cols, rows = board.shape.cols, board.shape.rows
     for i, d in enumerate(directions.upper()):
-        if d not in _STEP:
+        if d not in DIRECTIONS:
             raise BoardError(f"move {i + 1} is {d!r}: moves are the blank's U, D, L and R")
-        b = out[-1].blank
-        r, c = divmod(b, cols)
-        dr, dc = _STEP[d]
-        if not (0 <= r + dr < rows and 0 <= c + dc < cols):
+        dst = int(board.shape.neighbours[out[-1].blank, DIRECTIONS.index(d)])
+        if dst < 0:
             raise BoardError(f"move {i + 1} ({d}) takes the blank off the board")
-        out.append(out[-1].move_blank((r + dr) * cols + c + dc))
+        out.append(out[-1].move_blank(dst))
     return out
 
 
