@@ -31,20 +31,32 @@ def read_runs(path: Path) -> tuple[list[tuple[str, list[dict]]], dict[int, dict[
         raise BoardError(f"{path} is not solver --json output or a --trace file: {e}") from None
     if not objects or not all(isinstance(o, dict) for o in objects):
         raise BoardError(f"{path} is not solver --json output or a --trace file")
-    busy: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    if "trace" in objects[0]:
-        its = [{"bound": o["iteration"], "expanded": o["expanded"], "seconds": o["seconds"]}
-               for o in objects if "iteration" in o]
-        for o in objects:
-            if "chunk" in o:
-                busy[int(o["bound"])][str(o["worker"])] += float(o["end"]) - float(o["start"])
-        return [(f"trace of {objects[0].get('board', '?')[:30]}", its)], busy
-    runs = [(f"line {o['line']}" if "line" in o else str(o.get("board", "?"))[:30], o["iterations"])
-            for o in objects if o.get("iterations")]
+    try:
+        runs, busy = _runs(objects)
+    except (KeyError, TypeError, ValueError) as e:  # valid JSON of another shape
+        raise BoardError(f"{path} is not solver --json output or a --trace file (no {e})") from None
     if not runs:
         raise BoardError(f"{path} has no IDA* iterations to draw (the table walk and A* have none)")
     return runs, busy
 
+
+def _runs(objects: list[dict]) -> tuple[list[tuple[str, list[dict]]], dict[int, dict[str, float]]]:
+    """read_runs' answer from the parsed objects; KeyError, TypeError or ValueError where a
+    field it needs is missing or of another type."""
+    def iteration(bound: object, it: dict) -> dict:
+        return {"bound": int(bound), "expanded": int(it["expanded"]), "seconds": float(it["seconds"])}
+
+    busy: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    if "trace" in objects[0]:
+        its = [iteration(o["iteration"], o) for o in objects if "iteration" in o]
+        for o in objects:
+            if "chunk" in o:
+                busy[int(o["bound"])][str(o["worker"])] += float(o["end"]) - float(o["start"])
+        return [(f"trace of {str(objects[0].get('board', '?'))[:30]}", its)], busy
+    runs = [(f"line {o['line']}" if "line" in o else str(o.get("board", "?"))[:30],
+             [iteration(it["bound"], it) for it in o["iterations"]])
+            for o in objects if o.get("iterations")]
+    return runs, busy
 
 def plot_runs(runs: list[tuple[str, list[dict]]], busy: dict[int, dict[str, float]], out: Path,
               fmt: str = "png") -> int:

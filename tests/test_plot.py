@@ -47,9 +47,11 @@ def test_solver_plot_from_json_and_from_a_trace(tmp_path):
     assert r.exit_code == 0 and _axes(text) == 4 and "work per worker" in text
     r = CliRunner().invoke(solver, ["plot", str(trace), "--out", str(tmp_path / "t.png")])
     assert r.exit_code == 0 and (tmp_path / "t.png").read_bytes()[:8] == PNG
-    (tmp_path / "junk.txt").write_text("not json\n")
-    r = CliRunner().invoke(solver, ["plot", str(tmp_path / "junk.txt"), "--out", str(tmp_path / "x.png")])
-    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.png").exists()
+    for junk in ("not json\n", '{"trace": 1}\n{"chunk": [0]}\n', '{"iterations": [{"bound": 41}]}\n'):
+        (tmp_path / "junk.txt").write_text(junk)
+        r = CliRunner().invoke(solver, ["plot", str(tmp_path / "junk.txt"), "--out", str(tmp_path / "x.png")])
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.png").exists(), (
+            junk, r.output)
 
 
 @pytest.mark.parametrize("pattern, zero", [("4-4", False), ("z4-4", True)])
