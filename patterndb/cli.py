@@ -28,6 +28,7 @@ from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named,
                        parse_catalog, pattern_tiles)
 from .ranking import num_placements
 from .store import plain, read_attrs, temporaries
+from .symmetry import catalogue_sums, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,10 +60,18 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        groups = catalog_groups(parse_catalog(pattern, frame))
+        parts = parse_catalog(pattern, frame)
+        groups = catalog_groups(parts)
         if not quiet and not is_named(pattern, frame):
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
+        if len(parts) > 1:  # a catalogue: one table for each family of symmetric groups
+            served = serve(frame, catalog_groups(catalogue_sums(frame, parts)),
+                           lambda g: pattern_path(ddir, frame, g).exists())
+            groups = tuple(dict.fromkeys(s.table for s in served))
+            if not quiet:
+                click.echo(f"catalogue {pattern}: {len(served)} groups (mirrors included) read from {len(groups)} "
+                           "tables, the others through a board symmetry ('pdb list' shows which)", err=True)
         _build_patterns(frame, groups, ddir, force, quiet)
         depth = default_depth(shape)
         if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not

@@ -26,13 +26,14 @@ from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
 from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
-from patterndb.patterns import (catalog_groups, group_label, is_zero_aware, named_partitions, parse_catalog,
+from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog,
                                 parse_partition, pattern_tiles)
 from patterndb.store import check_attrs, read_attrs
+from patterndb.symmetry import catalogue_sums
 
 from . import heuristics
 from .heuristics import Heuristic
-from .heuristics.pdb import cached
+from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
 from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity
 from .progress import Fanout
@@ -161,15 +162,21 @@ def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heu
         if set(pattern_tiles(tiles)) & {t for g in groups for t in pattern_tiles(g)}:
             raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
         groups.append(tiles)
-    return heuristics.pdb(frame, (tuple(groups),), list(files), "/".join(group_label(g) for g in groups), reflect)
+    return heuristics.pdb(frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect)
 
 
 def _pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
     parts = parse_catalog(pattern, frame)
-    paths = cached(frame, catalog_groups(parts), data_dir)
-    if paths is None:
-        raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{_build_hint(frame, pattern)}'")
-    return heuristics.pdb(frame, parts, paths, pattern, reflect)
+    if len(parts) > 1:
+        sums = catalogue_sums(frame, parts, reflect)
+        found = cached_catalogue(frame, sums, data_dir)
+        if found is not None:
+            return catalogue(frame, sums, *found, pattern)
+    else:
+        paths = cached(frame, parts[0], data_dir)
+        if paths is not None:
+            return heuristics.pdb(frame, parts[0], paths, pattern, reflect)
+    raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{_build_hint(frame, pattern)}'")
 
 
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:

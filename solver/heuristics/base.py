@@ -52,6 +52,7 @@ def kernel_tuple(
     inst_group: np.ndarray = np.zeros(0, dtype=np.int64),
     part_of: np.ndarray = np.zeros(0, dtype=np.int64),
     zinfo: np.ndarray | None = None,
+    cellmap: np.ndarray = _DUMMY_2D,
 ) -> tuple:
     """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
     shape = goal.shape
@@ -69,4 +70,5 @@ def kernel_tuple(
         group_tiles, group_k, offsets, refl_tile, refl_cell, bool(reflect), rowcol, packed,
         tile_inst, inst_group, part_of,
         np.zeros((max(group_k.size, 1), 7), dtype=np.int64) if zinfo is None else zinfo,
+        cellmap,
     )

@@ -7,7 +7,7 @@ kernel compiles once and branches on H[0] (the kind):
        group_tiles[G, kmax], group_k[G], offsets[G], refl_tile[n],
        refl_cell[n], reflect, rowcol[2, n], packed[G],
        tile_inst[n, P], inst_group[I], part_of[I],
-       zinfo[G, 7])
+       zinfo[G, 7], cellmap[G, n])
 
 md[t, c] is the Manhattan distance of tile t on cell c from its goal cell;
 rowcol[0, c] and rowcol[1, c] are cell c's row and column (no division in
@@ -18,9 +18,13 @@ the state mirrored about the main diagonal is looked up too and the larger
 sum is used. A group with packed[g] != 0 has a 4-bit table (patterndb.nibbles):
 its value is the group's Manhattan distance, summed while ranking, plus twice
 the stored nibble. For the exact kind, table is indexed by the full rank.
-A catalogue (PDB_MAX) is the maximum over P partitions of the same groups'
-tables: instance i is group inst_group[i] counted in partition part_of[i],
-and tile_inst[t, p] is the instance holding tile t in partition p (or -1).
+A catalogue (PDB_MAX) is the maximum over P partitions' sums (a partition's
+diagonal mirror is a partition of its own there, its transposed groups): instance
+i is group inst_group[i] counted in partition part_of[i], and tile_inst[t, p] is
+the instance holding tile t in partition p (or -1). A catalogue's group g is read
+from a table that may be another group's under a board symmetry
+(patterndb.symmetry): group_tiles[g] are the board's tiles standing for the
+table's, and cellmap[g, c] is the table frame's cell for the board's cell c.
 A zero-aware group (patterndb.zeroaware) has a 4-bit code per rank (packed[g]
 = 2) and zinfo[g] = (region_bytes > 0, flag_code, prefix_at (-1: dense),
 regions_at, and where a flagged code's first read is: base, mul, shift), the
@@ -103,6 +107,28 @@ def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pa
     test)."""
     key, m = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, reflected, zero)
     index, r = key_entry(offsets, packed, g, key, refl_cell[pos[0]] if reflected else pos[0], zero)
+    return index, m, r
+
+
+@njit(cache=True, inline="always")
+def mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, zero):
+    """group_entry for a catalogue's group g, read through its cell map (a table of another
+    group under a board symmetry, or its own under the identity): the rank of the mapped
+    cells of its tiles, in the table's tile order. The Manhattan distance needs no map
+    (a symmetry keeps it)."""
+    n = pos.size
+    used = np.uint64(0)
+    r = 0
+    m = 0
+    for i in range(group_k[g]):
+        t = group_tiles[g, i]
+        q = pos[t]
+        p = cellmap[g, q]
+        below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+        r = r * (n - i) + (p - below)
+        used |= np.uint64(1) << np.uint64(p)
+        m += md[t, q]
+    index, r = key_entry(offsets, packed, g, cover_key(r, used) if zero else r, cellmap[g, pos[0]], zero)
     return index, m, r
 
 
@@ -231,18 +257,14 @@ def h_full(board, pos, H, greg, gref):
     if kind == EXACT:
         return np.int64(H[4][rank(pos, n, n)])
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
-    if kind == PDB_MAX:  # greg/gref: per instance
-        inst_group, part_of = H[15], H[16]
-        P = H[14].shape[1]
-        sums = np.zeros(2 * P, dtype=np.int64)
+    if kind == PDB_MAX:  # greg: per instance (gref unused: a mirror is a partition of its own)
+        inst_group, part_of, cellmap = H[15], H[16], H[18]
+        sums = np.zeros(H[14].shape[1], dtype=np.int64)
         for i in range(inst_group.size):
-            greg[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                                  inst_group[i], False, True)
+            g = inst_group[i]
+            index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
+            greg[i] = entry_value(table, packed, zinfo, cols, n, g, index, m, r, True)
             sums[part_of[i]] += greg[i]
-            if H[11]:
-                gref[i] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                      cols, inst_group[i], True, True)
-                sums[P + part_of[i]] += gref[i]
         return sums.max()
     hr = 0
     hf = 0

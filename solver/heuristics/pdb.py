@@ -6,8 +6,9 @@ goal is symmetric about the main diagonal (blank in a diagonal corner, e.g.
 blank-first), the mirrored state is looked up too and the larger sum is used
 (Korf & Felner 2002). Both sums are admissible, not consistent (a table keeps
 the minimum over blank regions). A catalogue is the maximum over several
-partitions' sums (each with its mirror), each table mapped once however many
-partitions share it (search/idastar_max.py).
+partitions' sums (a mirror is a partition of its own there), each table mapped
+once however many groups it serves, its own or a symmetric one's
+(patterndb.symmetry; search/idastar_max.py).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from patterndb.catalog import map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
 from patterndb.patterns import Partition, catalog_groups, pattern_tiles
 from patterndb.store import is_packed
+from patterndb.symmetry import Served, serve
 from patterndb.store import is_zero_aware as store_zero_aware
 
 from .base import Heuristic, kernel_tuple
@@ -44,54 +46,90 @@ _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their file
 _LOADED_MAX = 8
 
 
-def pdb(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
-    """The additive heuristic of one partition's group tables, or the maximum over several
-    partitions (a catalogue); paths: the table of each of catalog_groups(parts), in order.
-
-    Kept for the rest of the process, keyed by the files' paths, sizes, mtimes and
-    inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or changed
-    file is loaded (and checked) afresh."""
+def _kept(key: tuple, paths: list[Path], load) -> Heuristic:
+    """load(), kept for the rest of the process under key and the files' paths, sizes,
+    mtimes and inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or
+    changed file is loaded (and checked) afresh."""
     stats = [Path(p).stat() for p in paths]
-    key = (frame.key, parts, tuple(str(Path(p).absolute()) for p in paths),
-           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats), name, reflect)
+    key = (*key, tuple(str(Path(p).absolute()) for p in paths),
+           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats))
     if key not in _loaded:
         if len(_loaded) >= _LOADED_MAX:
             _loaded.pop(next(iter(_loaded)))
-        _loaded[key] = _load(frame, parts, paths, name, reflect)
+        _loaded[key] = load()
     return _loaded[key]
 
 
-def _load(frame: Frame, parts: tuple[Partition, ...], paths: list[Path], name: str, reflect: bool) -> Heuristic:
+def pdb(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
+    """The additive heuristic of one partition's group tables (paths: each group's, in order),
+    with its diagonal mirror where the goal has one."""
+    return _kept((frame.key, part, name, reflect), list(paths), lambda: _load(frame, part, paths, name, reflect))
+
+
+def catalogue(frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path],
+              name: str) -> Heuristic:
+    """The maximum over several partitions' sums (symmetry.catalogue_sums: a mirror is a
+    partition there); served[i] says how the i-th group of catalog_groups(sums) is read
+    (symmetry.serve), and paths[i] is its table's file."""
+    return _kept((frame.key, sums, tuple((s.table, s.sym.name) for s in served), name), list(paths),
+                 lambda: _load_catalogue(frame, sums, served, paths, name))
+
+
+def _load(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: bool) -> Heuristic:
     n = frame.shape.n
-    groups = catalog_groups(parts)
-    table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in groups])
+    table, offsets, attrs = map_checked(list(paths), [pattern_expect(frame, g) for g in part])
     fingerprints = [f"{Path(p).name}:{a['checksum_crc32']}" for p, a in zip(paths, attrs)]
-    placed = [pattern_tiles(g) for g in groups]
+    placed = [pattern_tiles(g) for g in part]
     kmax = max(len(g) for g in placed)
-    group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
+    group_tiles = np.zeros((len(part), kmax), dtype=np.int64)
     group_of = np.full(n, -1, dtype=np.int64)
     for i, g in enumerate(placed):
         group_tiles[i, : len(g)] = g
         group_of[list(g)] = i
     refl = reflection(frame) if reflect else None
     refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
-    catalogue = {}
-    if len(parts) > 1:  # instance i: group inst_group[i] in partition part_of[i]
-        inst = [(p, groups.index(g)) for p, part in enumerate(parts) for g in part]
-        tile_inst = np.full((n, len(parts)), -1, dtype=np.int64)
-        for i, (p, g) in enumerate(inst):
-            tile_inst[list(placed[g]), p] = i
-        catalogue = {"tile_inst": tile_inst, "inst_group": np.array([g for _, g in inst], dtype=np.int64),
-                     "part_of": np.array([p for p, _ in inst], dtype=np.int64)}
     H = kernel_tuple(
-        PDB_MAX if catalogue else PDB, frame.canonical_goal, table=table, group_of=group_of,
+        PDB, frame.canonical_goal, table=table, group_of=group_of,
         group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
         refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
-        packed=np.array([2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64), **catalogue,
+        packed=np.array([2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64),
         **_zero_aware_fields(attrs, offsets),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
+
+
+def _load_catalogue(frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path],
+                    name: str) -> Heuristic:
+    n = frame.shape.n
+    groups = catalog_groups(sums)
+    files = list(dict.fromkeys(s.table for s in served))  # each table once, however many groups it serves
+    path_of = {s.table: p for s, p in zip(served, paths)}
+    table, file_offsets, attrs = map_checked([path_of[t] for t in files], [pattern_expect(frame, t) for t in files])
+    fingerprints = [f"{path_of[t].name}:{a['checksum_crc32']}" for t, a in zip(files, attrs)]
+    which = [files.index(s.table) for s in served]  # each group's file
+    kmax = max(len(pattern_tiles(g)) for g in groups)
+    group_tiles = np.zeros((len(groups), kmax), dtype=np.int64)
+    cellmap = np.empty((len(groups), n), dtype=np.int64)
+    for i, s in enumerate(served):
+        tiles = s.tiles(frame)
+        group_tiles[i, : len(tiles)] = tiles
+        cellmap[i] = s.sym.inverse
+    inst = [(p, groups.index(g)) for p, part in enumerate(sums) for g in part]  # instance: group in partition
+    tile_inst = np.full((n, len(sums)), -1, dtype=np.int64)
+    for i, (p, g) in enumerate(inst):
+        tile_inst[list(pattern_tiles(groups[g])), p] = i
+    zero = _zero_aware_fields(attrs, file_offsets)
+    H = kernel_tuple(
+        PDB_MAX, frame.canonical_goal, table=table, group_tiles=group_tiles,
+        group_k=np.array([len(pattern_tiles(g)) for g in groups], dtype=np.int64),
+        offsets=file_offsets[which].astype(np.int64),
+        packed=np.array([2 if store_zero_aware(attrs[w]) else int(is_packed(attrs[w])) for w in which], dtype=np.int64),
+        tile_inst=tile_inst, inst_group=np.array([g for _, g in inst], dtype=np.int64),
+        part_of=np.array([p for p, _ in inst], dtype=np.int64), cellmap=cellmap,
+        **({"zinfo": zero["zinfo"][which]} if zero else {}),
+    )
+    return Heuristic(f"pdb {name}, {len(sums)} sums from {len(files)} tables", True, False, H, tuple(fingerprints))
 
 
 def _zero_aware_fields(attrs: list[dict], offsets: np.ndarray) -> dict[str, np.ndarray]:
@@ -117,3 +155,12 @@ def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None
     """The table files of every group, or None if any is missing."""
     paths = [pattern_path(data_dir, frame, g) for g in groups]
     return paths if all(p.exists() for p in paths) else None
+
+
+def cached_catalogue(frame: Frame, sums: tuple[Partition, ...],
+                     data_dir: Path) -> tuple[list[Served], list[Path]] | None:
+    """How each group of the sums is read (symmetry.serve) and from which file, or None if
+    a table is missing."""
+    served = serve(frame, catalog_groups(sums), lambda g: pattern_path(data_dir, frame, g).exists())
+    paths = [pattern_path(data_dir, frame, s.table) for s in served]
+    return (served, paths) if all(p.exists() for p in paths) else None

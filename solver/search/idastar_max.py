@@ -1,11 +1,15 @@
 """One IDA* iteration below a subtree root for a catalogue: the maximum over several
-additive partitions (each with its diagonal mirror where the goal allows).
+additive partitions (a partition's diagonal mirror is one of them: its transposed
+groups, patterndb.symmetry.mirrored).
 
-Like idastar_pdb, but every partition keeps its own sums. Each (partition,
+Like idastar_pdb, but every partition keeps its own sum. Each (partition,
 group) pair is an instance with its own current value; a move changes one
 instance per partition (the moved tile's group there), so a node costs a
-lookup per partition and one for its mirror, taken in order until one of
-them prunes the child (put the strongest partition first). Tables shared by two
+lookup per partition, taken in order until one of them prunes the child (put
+the strongest partition first). Every group is read through its cell map
+(kernels.mapped_entry): from its own table, or from another group's under a
+board symmetry, so a table serves every group symmetric to it (a mirrored
+group too) with one lookup code and no test per tile. Tables shared by two
 partitions are stored once (instances point at the same table). A node's
 first visit asks for its children's rows of the move-pruning machine
 (moves.ask_rows). A flagged zero-aware entry's region is read only where the
@@ -25,7 +29,7 @@ from patterndb.jit import njit
 
 from patterndb.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, group_entry, h_full, lookup_arrays
+from ..heuristics.kernels import entry_low, h_full, lookup_arrays, mapped_entry
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
 
@@ -36,23 +40,18 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     pos = pos_in.copy()
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
-    reflect, tile_inst, inst_group = H[11], H[14], H[15]
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
+    tile_inst, inst_group, part_of, cellmap = H[14], H[15], H[16], H[18]
+    md, group_tiles, group_k, offsets, _, _, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     n = pos.size
     I = inst_group.size
-    ival = np.empty(I, dtype=np.int64)  # regular value of each instance
-    fval = np.zeros(I, dtype=np.int64)  # mirrored value (stays 0 without a mirror)
-    h_full(board, pos, H, ival, fval)
-    hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sums
-    hf = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)
-    part_of = H[16]
+    ival = np.empty(I, dtype=np.int64)  # each instance's value
+    h_full(board, pos, H, ival, ival)
+    hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sum
     for i in range(I):
         hr[d0, part_of[i]] += ival[i]
-        hf[d0, part_of[i]] += fval[i]
-    saved = np.empty((MAX_DEPTH + 1, P, 2), dtype=np.int64)  # old regular / mirrored instance values
+    saved = np.empty((MAX_DEPTH + 1, P), dtype=np.int64)  # the moved tile's instances' old values
     nr = np.empty(P, dtype=np.int64)  # the child's new instance values
-    nf = np.empty(P, dtype=np.int64)
     states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     states[d0] = state0
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
@@ -73,15 +72,10 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 prev = cells[depth - 1]
                 t = board[prev]
                 slide(board, pos, t, prev, b)
-                u = refl_tile[t] if reflect else 0
                 for p in range(P):
                     i = tile_inst[t, p]
                     if i >= 0:
-                        ival[i] = saved[depth, p, 0]
-                    if reflect:
-                        i = tile_inst[u, p]
-                        if i >= 0:
-                            fval[i] = saved[depth, p, 1]
+                        ival[i] = saved[depth, p]
             depth -= 1
             continue
         nextdir[depth] = d + 1
@@ -92,17 +86,15 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         t = board[c]
         slide(board, pos, t, c, b)
         generated += 1
-        # Partitions in order, each with its mirror, until one prunes the child (unless
-        # the child may set the next bound: that takes the whole maximum).
-        u = refl_tile[t] if reflect else 0
+        # Partitions in order until one prunes the child (unless the child may set the
+        # next bound: that takes the whole maximum).
         best = 0
         for p in range(P):
             i = tile_inst[t, p]
             v = hr[depth, p]
             if i >= 0:
                 g = inst_group[i]
-                index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
-                                          cols, g, False, True)
+                index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
                 low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
                 inputs = region_inputs(table, zinfo, g)
                 v += low - ival[i]
@@ -113,25 +105,6 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 nr[p] = low
             hr[depth + 1, p] = v
             best = max(best, v)
-            if bound < depth + 1 + best >= nxt:
-                break
-            if reflect:
-                i = tile_inst[u, p]
-                v = hf[depth, p]
-                if i >= 0:
-                    g = inst_group[i]
-                    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed,
-                                              zinfo, cols, g, True, True)
-                    low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
-                    inputs = region_inputs(table, zinfo, g)
-                    v += low - fval[i]
-                    if flagged and not bound < depth + 1 + max(best, v) >= nxt:
-                        up = region_raise(inputs, index, r, cols, n)
-                        low += up
-                        v += up
-                    nf[p] = low
-                hf[depth + 1, p] = v
-                best = max(best, v)
             if bound < depth + 1 + best >= nxt:  # pruned, and cannot lower the next bound
                 break
         f = depth + 1 + best
@@ -147,13 +120,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         for p in range(P):
             i = tile_inst[t, p]
             if i >= 0:
-                saved[depth, p, 0] = ival[i]
+                saved[depth, p] = ival[i]
                 ival[i] = nr[p]
-            if reflect:
-                i = tile_inst[u, p]
-                if i >= 0:
-                    saved[depth, p, 1] = fval[i]
-                    fval[i] = nf[p]
         if best == 0 and np.array_equal(board, goal):
             path[: depth + 1] = cells[: depth + 1]
             return FOUND, depth, expanded, generated, nxt
