@@ -33,6 +33,7 @@ _lock = threading.RLock()
 _pending: list["Deferred"] = []
 _loaded = False
 _loading = False
+_covered: set[str] = set()  # the packages numba's cache directory is named after (cache_dir)
 
 
 class Deferred:
@@ -68,6 +69,7 @@ def defer(factory: Callable[[], Any], like: Any = None) -> Any:
     (like: the Python function it wraps, for its name and docstring)."""
     with _lock:
         if _loaded:
+            _cover(getattr(like, "__module__", None))
             return factory()
         d = Deferred(factory, like)
         _pending.append(d)
@@ -82,8 +84,9 @@ def load() -> None:
             return
         import numba  # (the whole point: imported here, once)
 
+        _covered.update(_package_names())
         if not os.environ.get("NUMBA_CACHE_DIR"):
-            numba.config.CACHE_DIR = str(cache_dir(_package_dirs()))
+            numba.config.CACHE_DIR = str(cache_dir(_dirs(_covered)))
         _loading = True
         made = {}
         for d in _pending:
@@ -102,15 +105,37 @@ def load() -> None:
         _loading = False
 
 
-def _package_dirs() -> list[Path]:
-    """The directories of the top-level packages whose modules define kernels (this one too)."""
-    names = {__name__.split(".")[0]} | {d.__module__.split(".")[0] for d in _pending if d.__module__}
+def _package_names() -> set[str]:
+    """The top-level packages whose modules define the kernels made so far (this one too)."""
+    return {__name__.split(".")[0]} | {d.__module__.split(".")[0] for d in _pending if d.__module__}
+
+
+def _dirs(names: set[str]) -> list[Path]:
     dirs = []
     for name in sorted(names):
         file = getattr(sys.modules.get(name), "__file__", None)
         if file:
             dirs.append(Path(file).parent)
     return dirs
+
+
+def _cover(module: str | None) -> None:
+    """Before a kernel of module is made after numba was loaded: if its package was not
+    among those the cache directory is named after (numba was loaded by this package's
+    kernels before the solver's modules were imported: the tests, a tool), name the cache
+    after that package too from now on. Else an edit of the solver's sources would leave
+    its kernels running the callees' old code from the cache (seen: the catalogue kernel's
+    old code after its file was changed back). Kernels made before keep their directory:
+    they cannot call the new package's kernels."""
+    if not module or os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    name = module.split(".")[0]
+    if name in _covered or name not in sys.modules:
+        return
+    _covered.add(name)
+    import numba
+
+    numba.config.CACHE_DIR = str(cache_dir(_dirs(_covered)))
 
 
 def hash_sources(h: Any, packages: list[Path]) -> None:

@@ -251,3 +251,32 @@ def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
     assert run() == "10"
     caches = list((tmp_path / "jitcheck" / "__pycache__").glob("numba-*"))
     assert [c.name.split("-")[1] for c in caches] == ["jitcheck+patterndb"]  # the older one removed
+
+
+def test_the_jit_cache_follows_an_edit_when_numba_was_loaded_by_another_package_first(tmp_path):
+    """The same, where the process ran a kernel of patterndb before it imported the package
+    (as the tests and the tools do): the package's kernels, made after numba was loaded,
+    were cached under a name hashed from patterndb's sources alone, so after an edit of the
+    package they ran the callee's old code from the cache."""
+    shutil.copytree(Path(jit.__file__).parent, tmp_path / "patterndb", ignore=shutil.ignore_patterns("__pycache__"))
+    pkg = tmp_path / "jitcheck"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "callee.py").write_text("from patterndb.jit import njit\n\n\n@njit(cache=True)\ndef value():\n"
+                                   "    return 1\n")
+    (pkg / "caller.py").write_text("from patterndb.jit import njit\n\nfrom .callee import value\n\n\n"
+                                   "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(tmp_path)
+    first = "from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
+
+    def run() -> str:
+        out = subprocess.run([sys.executable, "-c", first + "from jitcheck.caller import twice; print(twice())"],
+                             capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run() == "2"
+    assert run() == "2"
+    (pkg / "callee.py").write_text((pkg / "callee.py").read_text().replace("return 1", "return 5"))
+    assert run() == "10"
