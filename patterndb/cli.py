@@ -21,6 +21,7 @@ from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resol
 from .datadir import resolve_data_dir
 from .errors import PuzzleError, TableError
 from .frame import Frame
+from .geometry import Shape
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
 from .rebuild import prove, prove_machine
@@ -170,6 +171,8 @@ def list_cmd(data_dir, as_json) -> None:
         for tmp, pid, alive in leftovers:
             click.echo(json.dumps({"file": str(tmp), "bytes": tmp.stat().st_size, "temporary": True,
                                    "writer_pid": pid, "writer_running": alive}))
+        for row in _catalogues_served(ddir, rows):
+            click.echo(json.dumps(row))
         return
     click.echo(f"tables in {ddir}:", err=True)
     if not rows and not leftovers:
@@ -188,6 +191,37 @@ def list_cmd(data_dir, as_json) -> None:
     for tmp, pid, alive in leftovers:
         state = f"being written (process {pid})" if alive else "left by a killed build: 'pdb clean' removes it"
         click.echo(f"{tmp.name:40} {tmp.stat().st_size / 1e6:8.1f} MB {state}")
+    for row in _catalogues_served(ddir, rows):
+        click.echo(f"catalogue {row['catalogue']} ({row['board']}, goal b{row['blank_cell']}): {row['groups']} groups "
+                   f"(mirrors included) from {len(row['tables'])} tables; read through a symmetry:")
+        for s in row["served"]:
+            if s["symmetry"] != "identity":
+                click.echo(f"  tiles {s['tiles_label']:24} <- {Path(s['file']).name} ({s['symmetry']})")
+
+
+def _catalogues_served(ddir: Path, rows: list) -> list[dict]:
+    """For each named catalogue whose tables are all in ddir: which file serves each of its
+    groups (its partitions' and their mirrors'), under which board symmetry (symmetry.serve,
+    as the search reads them)."""
+    out = []
+    frames = {(a["rows"], a["cols"], int(a["blank_cell"])) for _, a, _ in rows
+              if a is not None and a.get("kind") == "pdb" and "blank_cell" in a}
+    for r, c, blank in sorted(frames):
+        if blank != 0:
+            continue  # named catalogues are written for the blank-first frame (blank-last's too)
+        frame = Frame.for_goal(make_goal(Shape(r, c), "blank-first"))
+        for name in CATALOGUES.get((r, c), {}):
+            parts = parse_catalog(name, frame)
+            served = serve(frame, catalog_groups(catalogue_sums(frame, parts)),
+                           lambda g: pattern_path(ddir, frame, g).exists())
+            files = [pattern_path(ddir, frame, s.table) for s in served]
+            if not all(f.exists() for f in files):
+                continue
+            out.append({"catalogue": name, "board": f"{r}x{c}", "blank_cell": blank, "groups": len(served),
+                        "tables": sorted({str(f) for f in files}),
+                        "served": [{"tiles": list(s.group), "tiles_label": group_label(s.group), "file": str(f),
+                                    "symmetry": s.sym.name} for s, f in zip(served, files)]})
+    return out
 
 
 LIST_FIELDS = ("kind", "rows", "cols", "goal", "tiles", "entries", "max", "mean", "checksum_crc32", "created")

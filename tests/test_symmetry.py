@@ -132,3 +132,31 @@ def test_catalogue_solves_optimally_from_the_fewer_tables(data_dir, tmp_path, rn
         b = random_board(frame.shape, frame.canonical_goal, rng)
         out = solve(str(b), "blank-first", pattern=spec, data_dir=tmp_path)
         assert out.optimal and out.length == exact[boards.tolist().index(b.tiles.tolist())]
+
+
+def test_pdb_list_says_which_file_serves_which_group(tmp_path, monkeypatch):
+    """A named catalogue whose tables are built: pdb list names, per group read through a
+    symmetry, the file and the symmetry (text and --json)."""
+    import json
+
+    from click.testing import CliRunner
+
+    import patterndb.cli as cli
+
+    frame = _frame(3, 3)
+    spec = "1,2,4,5/3,6,7,8+1,3,5,7/2,4,6,8"
+    monkeypatch.setitem(cli.CATALOGUES, (3, 3), {"tiny": spec})
+    sums = catalogue_sums(frame, parse_catalog(spec, frame))
+    served = serve(frame, catalog_groups(sums), lambda g: False)
+    for t in {s.table for s in served}:
+        build_pattern_file(frame, t, tmp_path)
+    out = CliRunner().invoke(cli.main, ["list", "--data-dir", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    mapped = [s for s in served if s.sym.name != "identity"]
+    assert mapped and f"catalogue tiny (3x3, goal b0): {len(served)} groups" in out.output
+    for s in mapped:
+        assert f"<- {pattern_path(tmp_path, frame, s.table).name} ({s.sym.name})" in out.output
+    rows = [json.loads(line) for line in CliRunner().invoke(
+        cli.main, ["list", "--json", "--data-dir", str(tmp_path)]).output.splitlines()]
+    (cat,) = [r for r in rows if "catalogue" in r]
+    assert [(tuple(x["tiles"]), x["symmetry"]) for x in cat["served"]] == [(s.group, s.sym.name) for s in served]
