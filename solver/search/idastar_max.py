@@ -3,10 +3,12 @@ additive partitions (a partition's diagonal mirror is one of them: its transpose
 groups, patterndb.symmetry.mirrored).
 
 Like idastar_pdb, but every partition keeps its own sum. Each (partition,
-group) pair is an instance with its own current value; a move changes one
-instance per partition (the moved tile's group there), so a node costs a
-lookup per partition, taken in order until one of them prunes the child (put
-the strongest partition first). Every group is read through its cell map
+group) pair is an instance; a move changes one instance per partition (the
+moved tile's group there), so a node costs a lookup per partition, taken in
+order until one of them prunes the child (put the strongest partition first).
+A group in several partitions (Clausecker & Reinefeld's catalogues hold each
+group in two to three of their sums, mirrors included) is read once a child
+and its value kept once. Every group is read through its cell map
 (kernels.mapped_entry): from its own table, or from another group's under a
 board symmetry, so a table serves every group symmetric to it (a mirrored
 group too) with one lookup code and no test per tile. Tables shared by two
@@ -45,13 +47,21 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     P = tile_inst.shape[1]
     n = pos.size
     I = inst_group.size
-    ival = np.empty(I, dtype=np.int64)  # each instance's value
+    G = group_k.size
+    ival = np.empty(I, dtype=np.int64)
     h_full(board, pos, H, ival, ival)
+    gval = np.empty(G, dtype=np.int64)  # each group's value (its instances in several sums share it)
     hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sum
     for i in range(I):
         hr[d0, part_of[i]] += ival[i]
-    saved = np.empty((MAX_DEPTH + 1, P), dtype=np.int64)  # the moved tile's instances' old values
-    nr = np.empty(P, dtype=np.int64)  # the child's new instance values
+        gval[inst_group[i]] = ival[i]
+    saved = np.empty((MAX_DEPTH + 1, P), dtype=np.int64)  # the moved tile's groups' old values
+    nr = np.empty(P, dtype=np.int64)  # the child's new values of those groups
+    # A group in several sums is read once a child: which child read it last (its number
+    # among those generated), and what it read: (index, r, value without the region's part,
+    # flagged, the region's part or -1 while not read).
+    seen = np.full(G, -1, dtype=np.int64)
+    got = np.empty((G, 5), dtype=np.int64)
     states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     states[d0] = state0
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
@@ -75,7 +85,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                 for p in range(P):
                     i = tile_inst[t, p]
                     if i >= 0:
-                        ival[i] = saved[depth, p]
+                        gval[inst_group[i]] = saved[depth, p]
             depth -= 1
             continue
         nextdir[depth] = d + 1
@@ -94,14 +104,19 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
             v = hr[depth, p]
             if i >= 0:
                 g = inst_group[i]
-                index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
-                low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
+                if seen[g] != generated:
+                    seen[g] = generated
+                    index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
+                    low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
+                    got[g, 0], got[g, 1], got[g, 2], got[g, 3], got[g, 4] = index, r, low, flagged, -1
+                low = got[g, 2]
                 inputs = region_inputs(table, zinfo, g)
-                v += low - ival[i]
-                if flagged and not bound < depth + 1 + max(best, v) >= nxt:  # else pruned, whatever the region
-                    up = region_raise(inputs, index, r, cols, n)
-                    low += up
-                    v += up
+                v += low - gval[g]
+                if got[g, 3] and not bound < depth + 1 + max(best, v) >= nxt:  # else pruned, whatever the region
+                    if got[g, 4] < 0:
+                        got[g, 4] = region_raise(inputs, got[g, 0], got[g, 1], cols, n)
+                    low += got[g, 4]
+                    v += got[g, 4]
                 nr[p] = low
             hr[depth + 1, p] = v
             best = max(best, v)
@@ -120,8 +135,12 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         for p in range(P):
             i = tile_inst[t, p]
             if i >= 0:
-                saved[depth, p] = ival[i]
-                ival[i] = nr[p]
+                g = inst_group[i]
+                saved[depth, p] = gval[g]
+        for p in range(P):  # (after all are saved: a group in two sums is saved before it changes)
+            i = tile_inst[t, p]
+            if i >= 0:
+                gval[inst_group[i]] = nr[p]
         if best == 0 and np.array_equal(board, goal):
             path[: depth + 1] = cells[: depth + 1]
             return FOUND, depth, expanded, generated, nxt
