@@ -71,8 +71,12 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
                            lambda g: pattern_path(ddir, frame, g).exists())
             groups = tuple(dict.fromkeys(s.table for s in served))
             if not quiet:
+                todo = [_cost(frame, g) for g in groups if force or not pattern_path(ddir, frame, g).exists()]
+                entries, disk = sum(e for e, _ in todo), sum(b for _, b in todo)
+                plan = (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, about "
+                        f"{_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
                 click.echo(f"catalogue {pattern}: {len(served)} groups (mirrors included) read from {len(groups)} "
-                           "tables, the others through a board symmetry ('pdb list' shows which)", err=True)
+                           f"tables, the others through a board symmetry ('pdb list' shows which); {plan}", err=True)
         _build_patterns(frame, groups, ddir, force, quiet)
         depth = default_depth(shape)
         if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
@@ -101,9 +105,7 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
         else:
-            k = len(pattern_tiles(tiles))
-            entries = num_placements(frame.shape.n, k)
-            size = zeroaware.max_stored_bytes(frame.shape.n, k, entries) if is_zero_aware(tiles) else entries // 2
+            entries, size = _cost(frame, tiles)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
                 click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
@@ -113,6 +115,14 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
                 a = read_attrs(path)
                 click.echo(f"built {path}: max {a['max']}, mean {a['mean']:.2f}, {a['build_seconds']:.1f}s", err=True)
         click.echo(str(path))
+
+
+def _cost(frame: Frame, tiles: tuple[int, ...]) -> tuple[int, int]:
+    """(entries, the most bytes on disk) of a group's table."""
+    entries = num_placements(frame.shape.n, len(pattern_tiles(tiles)))
+    if is_zero_aware(tiles):
+        return entries, zeroaware.max_stored_bytes(frame.shape.n, len(pattern_tiles(tiles)), entries)
+    return entries, entries // 2
 
 
 BUILD_RATE = 2.0e6  # entries a second, measured: 7-8's 8-tile table 250 s, a 5x5 6-tile table 57 s
