@@ -223,11 +223,10 @@ def test_deferred_kernels_become_numba_dispatchers_everywhere():
     assert out.returncode == 0, out.stderr
 
 
-def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
-    """numba caches a kernel keyed on its own file; one that calls a kernel of another module
-    kept the callee's old code after an edit. patterndb.jit keys the cache on all the sources
-    of the packages that define kernels, so the edit is seen (here: a throwaway package, with
-    a copy of patterndb, so that the checkout's own cache is left alone)."""
+def _jitcheck(tmp_path: Path) -> tuple[Path, dict]:
+    """A throwaway package jitcheck beside a copy of patterndb (so that the checkout's own
+    cache is left alone): caller.twice() calls callee.value(), each a cached kernel in its
+    own module. (its directory, the environment to run it in)"""
     shutil.copytree(Path(jit.__file__).parent, tmp_path / "patterndb", ignore=shutil.ignore_patterns("__pycache__"))
     pkg = tmp_path / "jitcheck"
     pkg.mkdir()
@@ -238,6 +237,15 @@ def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
                                    "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(tmp_path)
+    return pkg, env
+
+
+def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
+    """numba caches a kernel keyed on its own file; one that calls a kernel of another module
+    kept the callee's old code after an edit. patterndb.jit keys the cache on all the sources
+    of the packages that define kernels, so the edit is seen (here: a throwaway package, with
+    a copy of patterndb, so that the checkout's own cache is left alone)."""
+    pkg, env = _jitcheck(tmp_path)
 
     def run() -> str:
         out = subprocess.run([sys.executable, "-c", "from jitcheck.caller import twice; print(twice())"],
@@ -258,16 +266,7 @@ def test_the_jit_cache_follows_an_edit_when_numba_was_loaded_by_another_package_
     (as the tests and the tools do): the package's kernels, made after numba was loaded,
     were cached under a name hashed from patterndb's sources alone, so after an edit of the
     package they ran the callee's old code from the cache."""
-    shutil.copytree(Path(jit.__file__).parent, tmp_path / "patterndb", ignore=shutil.ignore_patterns("__pycache__"))
-    pkg = tmp_path / "jitcheck"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "callee.py").write_text("from patterndb.jit import njit\n\n\n@njit(cache=True)\ndef value():\n"
-                                   "    return 1\n")
-    (pkg / "caller.py").write_text("from patterndb.jit import njit\n\nfrom .callee import value\n\n\n"
-                                   "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["PYTHONPATH"] = str(tmp_path)
+    pkg, env = _jitcheck(tmp_path)
     first = "from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
 
     def run() -> str:

@@ -78,11 +78,17 @@ def group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, reflected,
     for i in range(group_k[g]):
         t = group_tiles[g, i]
         p = refl_cell[pos[refl_tile[t]]] if reflected else pos[t]
-        below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
-        r = r * (n - i) + (p - below)
-        used |= np.uint64(1) << np.uint64(p)
+        r, used = rank_digit(r, used, p, n, i)
         m += md[t, p]
     return cover_key(r, used) if zero else r, m
+
+
+@njit(cache=True, inline="always")
+def rank_digit(r, used, p, n, i):
+    """ranking.rank's step: (the rank so far with the group's i-th tile on cell p, the cells
+    used), the cells of the tiles before it in used."""
+    below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+    return r * (n - i) + (p - below), used | (np.uint64(1) << np.uint64(p))
 
 
 @njit(cache=True, inline="always")
@@ -116,18 +122,12 @@ def mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, zer
     group under a board symmetry, or its own under the identity): the rank of the mapped
     cells of its tiles, in the table's tile order. The Manhattan distance needs no map
     (a symmetry keeps it)."""
-    n = pos.size
     used = np.uint64(0)
-    r = 0
-    m = 0
+    r = m = 0
     for i in range(group_k[g]):
-        t = group_tiles[g, i]
-        q = pos[t]
-        p = cellmap[g, q]
-        below = popcount(used & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
-        r = r * (n - i) + (p - below)
-        used |= np.uint64(1) << np.uint64(p)
-        m += md[t, q]
+        q = pos[group_tiles[g, i]]
+        r, used = rank_digit(r, used, cellmap[g, q], pos.size, i)
+        m += md[group_tiles[g, i], q]
     index, r = key_entry(offsets, packed, g, cover_key(r, used) if zero else r, cellmap[g, pos[0]], zero)
     return index, m, r
 
