@@ -8,7 +8,10 @@ moved tile's group there), so a node costs a lookup per partition, taken in
 order until one of them prunes the child (put the strongest partition first).
 A group in several partitions (Clausecker & Reinefeld's catalogues hold each
 group in two to three of their sums, mirrors included) is read once a child
-and its value kept once. Every group is read through its cell map
+and its value kept once. A child that the first AHEAD sums leave will most
+likely need every other sum (it survives unless one prunes it): their entries
+are located and asked for at once (prefetch), so that the cache misses of a
+surviving child overlap instead of following each other. Every group is read through its cell map
 (kernels.mapped_entry): from its own table, or from another group's under a
 board symmetry, so a table serves every group symmetric to it (a mirrored
 group too) with one lookup code and no test per tile. Tables shared by two
@@ -29,10 +32,14 @@ from __future__ import annotations
 import numpy as np
 from patterndb.jit import njit
 
+from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
 from ..heuristics.kernels import entry_low, h_full, lookup_arrays, mapped_entry
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
+
+
+AHEAD = 2  # sums read one by one before the rest's entries are asked for together
 
 
 @njit(cache=True, nogil=True)
@@ -61,7 +68,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     # among those generated), and what it read: (index, r, value without the region's part,
     # flagged, the region's part or -1 while not read).
     seen = np.full(G, -1, dtype=np.int64)
-    got = np.empty((G, 5), dtype=np.int64)
+    got = np.empty((G, 6), dtype=np.int64)  # (and its Manhattan distance, while located and not read)
+    located = np.full(G, -1, dtype=np.int64)  # which child located the group's entry last
     states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     states[d0] = state0
     nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
@@ -100,15 +108,31 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         # next bound: that takes the whole maximum).
         best = 0
         for p in range(P):
+            if p == AHEAD:  # the first sums left the child: it likely needs every one, so ask for them at once
+                for q in range(AHEAD, P):
+                    j = tile_inst[t, q]
+                    if j >= 0:
+                        h = inst_group[j]
+                        if located[h] != generated:
+                            located[h] = generated
+                            index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, h,
+                                                       True)
+                            got[h, 0], got[h, 1], got[h, 5] = index, r, m
+                            prefetch(table, index)
+                            # and what a zero-aware group reads first if the code is flagged
+                            prefetch(table, zinfo[h, 4] + zinfo[h, 5] * ((r & 0xFFFFFFFF) >> zinfo[h, 6]))
             i = tile_inst[t, p]
             v = hr[depth, p]
             if i >= 0:
                 g = inst_group[i]
                 if seen[g] != generated:
                     seen[g] = generated
-                    index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
-                    low, flagged = entry_low(table, packed, zinfo, g, index, m, r, True)
-                    got[g, 0], got[g, 1], got[g, 2], got[g, 3], got[g, 4] = index, r, low, flagged, -1
+                    if located[g] != generated:
+                        located[g] = generated
+                        index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
+                        got[g, 0], got[g, 1], got[g, 5] = index, r, m
+                    low, flagged = entry_low(table, packed, zinfo, g, got[g, 0], got[g, 5], got[g, 1], True)
+                    got[g, 2], got[g, 3], got[g, 4] = low, flagged, -1
                 low = got[g, 2]
                 inputs = region_inputs(table, zinfo, g)
                 v += low - gval[g]
