@@ -16,7 +16,7 @@ from .errors import TableError
 from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
 from .additive import build_pattern, bytes_needed, word_dtype
 from .frame import Frame
-from .patterns import goal_index, group_label, is_zero_aware, pattern_tiles
+from .patterns import Partition, catalog_groups, goal_index, group_label, is_zero_aware, pattern_tiles
 from .ranking import num_placements
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import unpack as unpack_kernel
@@ -24,6 +24,7 @@ from .nibbles import entry as nibble_entry
 from .store import is_zero_aware as store_zero_aware
 from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
 from . import proof, zeroaware
+from .symmetry import Served, serve
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
 
@@ -199,6 +200,14 @@ PDB_COST = (
 
 def pattern_path(data_dir: Path, frame: Frame, tiles: tuple[int, ...]) -> Path:
     return Path(data_dir) / f"pdb-{frame.key}-{group_label(tiles)}.h5"
+
+
+def catalogue_tables(frame: Frame, sums: tuple[Partition, ...], data_dir: Path) -> tuple[list[Served], list[Path]]:
+    """How each group of a catalogue's sums is read (symmetry.serve, the tables in data_dir
+    first), and the file of each one's table (not yet built, maybe): what `pdb build`
+    builds, `pdb list` shows and the search maps."""
+    served = serve(frame, catalog_groups(sums), lambda g: pattern_path(data_dir, frame, g).exists())
+    return served, [pattern_path(data_dir, frame, s.table) for s in served]
 
 
 def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import click
 
 from .board import make_goal
 from .catalog import (build_exact_file, build_pattern_file, check_name, exact_expect, exact_path, list_tables, load_checked,
-                      map_checked, pack_pattern_file, pattern_expect, pattern_path)
+                      catalogue_tables, map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import PuzzleError, TableError
@@ -29,7 +29,7 @@ from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named,
                        parse_catalog, pattern_tiles)
 from .ranking import num_placements
 from .store import plain, read_attrs, temporaries
-from .symmetry import catalogue_sums, serve
+from .symmetry import catalogue_sums
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,8 +67,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
                        "(not a named partition)", err=True)
         if len(parts) > 1:  # a catalogue: one table for each family of symmetric groups
-            served = serve(frame, catalog_groups(catalogue_sums(frame, parts)),
-                           lambda g: pattern_path(ddir, frame, g).exists())
+            served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
             groups = tuple(dict.fromkeys(s.table for s in served))
             if not quiet:
                 todo = [_cost(frame, g) for g in groups if force or not pattern_path(ddir, frame, g).exists()]
@@ -222,9 +221,7 @@ def _catalogues_served(ddir: Path, rows: list) -> list[dict]:
         frame = Frame.for_goal(make_goal(Shape(r, c), "blank-first"))
         for name in CATALOGUES.get((r, c), {}):
             parts = parse_catalog(name, frame)
-            served = serve(frame, catalog_groups(catalogue_sums(frame, parts)),
-                           lambda g: pattern_path(ddir, frame, g).exists())
-            files = [pattern_path(ddir, frame, s.table) for s in served]
+            served, files = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
             if not all(f.exists() for f in files):
                 continue
             out.append({"catalogue": name, "board": f"{r}x{c}", "blank_cell": blank, "groups": len(served),

@@ -156,13 +156,23 @@ def serve(frame: Frame, groups: Iterable[tuple[int, ...]], have: Callable[[tuple
     return out
 
 
+def diagonal(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tile map, cell map) of the transpose where it maps the canonical goal onto itself (a
+    square board, the blank's goal on the diagonal: Korf & Felner's mirror), else None."""
+    sym = next((s for s in board_symmetries(frame.shape.rows, frame.shape.cols) if s.name == "transpose"), None)
+    if sym is None:
+        return None
+    tiles = tile_map(frame, sym)
+    return (tiles, sym.cell) if tiles[0] == 0 else None
+
+
 def mirrored(frame: Frame, part: Partition) -> Partition | None:
     """The partition read in the diagonal mirror (Korf & Felner's second lookup) as a partition
     of its own: the transposed groups, or None where the board or its goal has no such mirror."""
-    sym = next((s for s in board_symmetries(frame.shape.rows, frame.shape.cols) if s.name == "transpose"), None)
-    if sym is None or int(tile_map(frame, sym)[0]) != 0:
+    mirror = diagonal(frame)
+    if mirror is None:
         return None
-    s = tile_map(frame, sym)
+    s = mirror[0]
     return tuple(sorted(tuple(sorted(int(s[t]) for t in g)) for g in part))
 
 

@@ -16,30 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import map_checked, pattern_expect, pattern_path
+from patterndb.catalog import catalogue_tables, map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
 from patterndb.patterns import Partition, catalog_groups, pattern_tiles
 from patterndb.store import is_packed
-from patterndb.symmetry import Served, serve
+from patterndb.symmetry import Served, diagonal
 from patterndb.store import is_zero_aware as store_zero_aware
 
 from .base import Heuristic, kernel_tuple
 from .kernels import PDB, PDB_MAX
-
-
-def reflection(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
-    """(refl_tile, refl_cell) mapping the canonical goal onto itself by transposition, or None."""
-    shape = frame.shape
-    if shape.rows != shape.cols:
-        return None
-    n, s = shape.n, shape.cols
-    cell = np.array([(c % s) * s + c // s for c in range(n)], dtype=np.int64)
-    goal = frame.canonical_goal.tiles.astype(np.int64)
-    gpos = frame.canonical_goal.positions()
-    tile = goal[cell[gpos]]
-    if tile[0] != 0:
-        return None  # the blank's goal cell is off the diagonal
-    return tile, cell
 
 
 _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their files' identities
@@ -86,7 +71,7 @@ def _load(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: 
     for i, g in enumerate(placed):
         group_tiles[i, : len(g)] = g
         group_of[list(g)] = i
-    refl = reflection(frame) if reflect else None
+    refl = diagonal(frame) if reflect else None
     refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
     H = kernel_tuple(
         PDB, frame.canonical_goal, table=table, group_of=group_of,
@@ -161,6 +146,5 @@ def cached_catalogue(frame: Frame, sums: tuple[Partition, ...],
                      data_dir: Path) -> tuple[list[Served], list[Path]] | None:
     """How each group of the sums is read (symmetry.serve) and from which file, or None if
     a table is missing."""
-    served = serve(frame, catalog_groups(sums), lambda g: pattern_path(data_dir, frame, g).exists())
-    paths = [pattern_path(data_dir, frame, s.table) for s in served]
+    served, paths = catalogue_tables(frame, sums, data_dir)
     return (served, paths) if all(p.exists() for p in paths) else None

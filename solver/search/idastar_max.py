@@ -11,10 +11,11 @@ group in two to three of their sums, mirrors included) is read once a child
 and its value kept once. A child that the first AHEAD sums leave will most
 likely need every other sum (it survives unless one prunes it): their entries
 are located and asked for at once (prefetch), so that the cache misses of a
-surviving child overlap instead of following each other. Every group is read through its cell map
-(kernels.mapped_entry): from its own table, or from another group's under a
-board symmetry, so a table serves every group symmetric to it (a mirrored
-group too) with one lookup code and no test per tile. Tables shared by two
+surviving child overlap instead of following each other. Every group is read
+through its cell map (kernels.mapped_entry): from its own table, or from
+another group's under a board symmetry, so a table serves every group
+symmetric to it (a mirrored group too) with one lookup code and no test per
+tile. Tables shared by two
 partitions are stored once (instances point at the same table). A node's
 first visit asks for its children's rows of the move-pruning machine
 (moves.ask_rows). A flagged zero-aware entry's region is read only where the
