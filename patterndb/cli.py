@@ -25,8 +25,8 @@ from .geometry import Shape
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
 from .rebuild import prove, prove_machine
-from .patterns import (CATALOGUES, NAMED, catalog_groups, group_label, is_named, is_zero_aware, names_per_board,
-                       parse_catalog, pattern_tiles)
+from .patterns import (CATALOGUES, NAMED, RACES, catalog_groups, group_label, is_named, is_zero_aware,
+                       names_per_board, parse_catalog, pattern_tiles, race_spec)
 from .ranking import num_placements
 from .store import plain, read_attrs, temporaries
 from .symmetry import catalogue_sums
@@ -45,7 +45,8 @@ def main() -> None:
 @click.option("--pattern", "-p", default=None,
               help=f"Build additive pattern databases: a named partition ({names_per_board(NAMED)}) or tile groups "
                    "like 1-7/8-15 or 1,2,5,6/3,4,7,8; the blank, 0, in a group (or z before a name, z7-8) makes its "
-                   f"table zero-aware; A+B: a catalogue, the maximum over partitions (named: {names_per_board(CATALOGUES)}).")
+                   f"table zero-aware; A+B: a catalogue, the maximum over partitions (named: {names_per_board(CATALOGUES)}); "
+                   f"A|B: both, for a race (solver solve --pattern A|B; named: {names_per_board(RACES)}).")
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded
@@ -61,22 +62,13 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        parts = parse_catalog(pattern, frame)
-        groups = catalog_groups(parts)
-        if not quiet and not is_named(pattern, frame):
-            click.echo(f"reading {pattern!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
-                       "(not a named partition)", err=True)
-        if len(parts) > 1:  # a catalogue: one table for each family of symmetric groups
-            served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
-            groups = tuple(dict.fromkeys(s.table for s in served))
-            if not quiet:
-                todo = [_cost(frame, g) for g in groups if force or not pattern_path(ddir, frame, g).exists()]
-                entries, disk = sum(e for e, _ in todo), sum(b for _, b in todo)
-                plan = (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, about "
-                        f"{_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
-                click.echo(f"catalogue {pattern}: {len(served)} groups (mirrors included) read from {len(groups)} "
-                           f"tables, the others through a board symmetry ('pdb list' shows which); {plan}", err=True)
-        _build_patterns(frame, groups, ddir, force, quiet)
+        specs = [spec.strip() for spec in race_spec(pattern, frame).split("|")]  # A|B (or a race's name): both
+        if len(specs) > 1 and not quiet:
+            groups = tuple(dict.fromkeys(g for spec in specs for g in _spec_tables(frame, spec, ddir)))
+            click.echo(f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
+                       f"{_plan(frame, groups, ddir, force)}", err=True)
+        for spec in specs:
+            _build_spec(frame, spec, ddir, force, quiet)
         depth = default_depth(shape)
         if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
             load_or_build(shape, depth, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
@@ -95,6 +87,40 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             err=True,
         )
     click.echo(str(path))
+
+
+def _build_spec(frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool) -> None:
+    """Build the tables of one partition or catalogue (a spec without '|')."""
+    parts = parse_catalog(spec, frame)
+    groups = catalog_groups(parts)
+    if not quiet and not is_named(spec, frame):
+        click.echo(f"reading {spec!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
+                   "(not a named partition)", err=True)
+    if len(parts) > 1:  # a catalogue: one table for each family of symmetric groups
+        served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
+        groups = tuple(dict.fromkeys(s.table for s in served))
+        if not quiet:
+            click.echo(f"catalogue {spec}: {len(served)} groups (mirrors included) read from {len(groups)} "
+                       f"tables, the others through a board symmetry ('pdb list' shows which); "
+                       f"{_plan(frame, groups, ddir, force)}", err=True)
+    _build_patterns(frame, groups, ddir, force, quiet)
+
+
+def _spec_tables(frame: Frame, spec: str, ddir: Path) -> tuple[tuple[int, ...], ...]:
+    """The table files' groups a partition or catalogue (a spec without '|') needs."""
+    parts = parse_catalog(spec, frame)
+    if len(parts) == 1:
+        return parts[0]
+    served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
+    return tuple(dict.fromkeys(s.table for s in served))
+
+
+def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
+    """What building the missing tables of groups costs, in words."""
+    todo = [_cost(frame, g) for g in groups if force or not pattern_path(ddir, frame, g).exists()]
+    entries, disk = sum(e for e, _ in todo), sum(b for _, b in todo)
+    return (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, about "
+            f"{_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
 
 
 def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:

@@ -57,9 +57,8 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
         "5-5-5": ((1, 2, 4, 5, 8), (3, 6, 7, 10, 11), (9, 12, 13, 14, 15)),
     },
     (5, 5): {
-        # 6-6-6-6 zero-aware (534 MB): on Korf & Felner's 10 easiest, 37% fewer nodes than
-        # 6-6-6-6 and 8% less time with 2 threads. Listed first, as on 4x4.
-        "best": tuple((0, *g) for g in _SIXES),
+        # z6-6-6-6 (534 MB), the zero-aware 6-6-6-6: on Korf & Felner's 10 easiest, 37% fewer
+        # nodes than 6-6-6-6 and 8% less time with 2 threads. "best" on 5x5 is a race (RACES).
         "6-6-6-6": _SIXES,
         "pinwheel": _PINWHEEL,
         "blocks": _BLOCKS,
@@ -96,6 +95,10 @@ CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
     # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's) in 264 s wall, 12.26 G on the 20 easiest.
     (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel", "cr7": _CR7, "cr14": _CR14},
 }
+# Races (solver.search.race): "A|B" searches each board with whichever of A (cheaper per node)
+# and B finishes the same bound in less CPU time. best on 5x5: z6-6-6-6 wins the easy boards,
+# cr14 the hard ones (docs/benchmarks.md, "A race of two heuristics").
+RACES: dict[tuple[int, int], dict[str, str]] = {(5, 5): {"best": "z6-6-6-6|cr14"}}
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
@@ -183,16 +186,23 @@ def named_catalogues(rows: int, cols: int) -> dict[str, str | tuple[Partition, .
     return CATALOGUES.get((rows, cols), {})
 
 
+def race_spec(spec: str, frame: Frame) -> str:
+    """spec with a race's name replaced by the "A|B" it stands for."""
+    return RACES.get((frame.shape.rows, frame.shape.cols), {}).get(spec.strip(), spec)
+
+
 def _expand(spec: str, frame: Frame) -> str | tuple[Partition, ...]:
     """spec with a catalogue's name replaced by what it stands for."""
     return named_catalogues(frame.shape.rows, frame.shape.cols).get(spec.strip(), spec)
 
 
 def is_named(spec: str, frame: Frame) -> bool:
-    """Is spec made only of names (a catalogue's, or partitions' with or without z, joined by '+')?"""
+    """Is spec made only of names (a race's, a catalogue's, or partitions' with or without z,
+    joined by '+' or '|')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
-    spec = _expand(spec, frame)
-    return isinstance(spec, tuple) or all(p.strip().removeprefix("z") in named for p in spec.split("+"))
+    sides = [_expand(side, frame) for side in race_spec(spec, frame).split("|")]
+    return all(isinstance(side, tuple) or all(p.strip().removeprefix("z") in named for p in side.split("+"))
+               for side in sides)
 
 
 def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:

@@ -79,6 +79,10 @@ def main() -> int:
             print(f"{line:>4} {sol.length:>6} {e.expected:>5} {sol.nodes_expanded:>15,} {sol.nodes_generated:>15,} "
                   f"{sol.seconds:>9.1f} {sol.nodes_generated / sol.seconds / 1e6:>8.1f}{'' if ok else '  MISMATCH'}",
                   flush=True)
+            if sol.race is not None:  # a race of two heuristics (--pattern "A|B"): who searched, each one's leg
+                print(f"     race won by {sol.race['winner']}: " + "; ".join(
+                    f"{leg['heuristic']} bound {leg['bound']}, {leg['expanded']:,} expanded, {leg['seconds']:.1f} s CPU"
+                    for leg in sol.race["legs"]), flush=True)
     finally:
         if cluster is not None:
             cluster.close()

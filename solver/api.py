@@ -27,7 +27,7 @@ from patterndb.datadir import resolve_data_dir
 from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
 from patterndb.movefsm import MoveMachine
 from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog,
-                                parse_partition, pattern_tiles)
+                                parse_partition, pattern_tiles, race_spec)
 from patterndb.store import check_attrs, read_attrs
 from patterndb.symmetry import catalogue_sums
 
@@ -35,9 +35,10 @@ from . import heuristics
 from .heuristics import Heuristic
 from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
-from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity
+from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity, saved_heuristic
 from .progress import Fanout
 from .search.parallel import SPLIT_NODES, Backend, Listener
+from .search.race import Race, race
 from .solution import NodeLimitReached, SearchStopped, Solution
 from .trace import Trace
 
@@ -106,6 +107,7 @@ class Plan:
     options: Options
     machine: MoveMachine  # the move-pruning machine IDA* uses
     load_seconds: float = 0.0  # making it: reading (or building) its tables and machine
+    rival: Heuristic | None = None  # "A|B": IDA* races heuristic (A) against this one per board (search.race)
 
 
 BoardLike = Union[Board, str, Sequence[int], np.ndarray]
@@ -180,11 +182,24 @@ def _pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heu
 
 
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
-    """The first fully cached named partition (they are listed strongest first)."""
-    for name in named_partitions(frame.shape.rows, frame.shape.cols):
-        if cached(frame, parse_partition(name, frame), data_dir) is not None:
-            return _pdb_named(frame, name, data_dir, reflect)
+    """The first fully cached named partition (they are listed strongest first), zero-aware
+    before plain."""
+    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
+        for spec in (name,) if any(map(is_zero_aware, part)) else (f"z{name}", name):
+            if cached(frame, parse_partition(spec, frame), data_dir) is not None:
+                return _pdb_named(frame, spec, data_dir, reflect)
     return None
+
+
+def cached_race(frame: Frame, data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic] | None:
+    """The board's "best" race (patterns.RACES) when both its sides are built, else None."""
+    spec = race_spec("best", frame)
+    if "|" not in spec:
+        return None
+    try:
+        return tuple(_pdb_named(frame, side, data_dir, reflect) for side in spec.split("|"))
+    except TableError:
+        return None
 
 
 def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
@@ -217,6 +232,18 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     return h
 
 
+def _race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str) -> tuple[Heuristic, Heuristic]:
+    """The two heuristics of a race spec "A|B": A cheaper per node, B stronger (search.race)."""
+    specs = [p.strip() for p in race_spec(opts.pattern, frame).split("|")]
+    if len(specs) != 2 or not all(specs):
+        raise BoardError(f"a race is two patterns joined by '|' (cheaper per node first), not {opts.pattern!r}")
+    if algorithm != "idastar":
+        raise BoardError(f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}")
+    if opts.heuristic not in (None, "pdb") or opts.pdb_files:
+        raise BoardError(f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb")
+    return tuple(_pdb_named(frame, spec, data_dir, opts.reflect) for spec in specs)
+
+
 def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
     started = time.perf_counter()
     ddir = resolve_data_dir(opts.data_dir)
@@ -226,6 +253,7 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
         algorithm = "table" if wants_exact and exact_available(frame, ddir) else "idastar"
     if algorithm not in ALGORITHMS:
         raise BoardError(f"unknown algorithm {algorithm!r}: choose from {', '.join(ALGORITHMS)}")
+    rival = None
     if algorithm in ("bfs", "iddfs"):
         if opts.heuristic is not None or opts.pattern or opts.pdb_files:
             raise BoardError(f"{algorithm} is blind: it takes no heuristic")
@@ -234,6 +262,14 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
         if opts.heuristic not in (None, "exact") or opts.pattern or opts.pdb_files:
             raise BoardError("the table walk uses the exact table: it takes no other heuristic")
         h = exact_heuristic(frame, ddir, log)
+    elif opts.pattern and "|" in race_spec(opts.pattern, frame):
+        if algorithm == "idastar" or "|" in opts.pattern:
+            h, rival = _race_pair(opts, frame, ddir, algorithm)
+        else:  # a race's name for another algorithm: its first side
+            h = _pdb_named(frame, race_spec(opts.pattern, frame).split("|")[0], ddir, opts.reflect)
+    elif (algorithm == "idastar" and not opts.pattern and not opts.pdb_files and opts.heuristic in (None, "pdb")
+          and (pair := cached_race(frame, ddir, opts.reflect)) is not None):  # the default where it is built
+        h, rival = pair
     else:
         h = choose_heuristic(opts, frame, ddir, log)
     if algorithm == "wastar" and not opts.weight >= 1.0:
@@ -247,7 +283,7 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
     if not 2 <= depth <= DEPTH_MAX:
         raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     machine = load_or_build(frame.shape, depth if algorithm == "idastar" else 2, ddir, log)
-    return Plan(frame, algorithm, h, opts, machine, time.perf_counter() - started)
+    return Plan(frame, algorithm, h, opts, machine, time.perf_counter() - started, rival)
 
 
 def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
@@ -262,14 +298,15 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
     nbrs = board.shape.neighbours
     iterations: list[dict] = []
-    resumed = None
+    resumed = raced = None
     if algorithm == "table":
         path, generated = table_walk(canon, h.H[4])
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):
-        path, expanded, generated, iterations, resumed = _idastar(
-            Problem(tiles, goal_tiles, h.H, nbrs, plan.machine), plan, control or Control(), start, str(canon))
+        problems = [(x, Problem(tiles, goal_tiles, x.H, nbrs, plan.machine)) for x in (h, plan.rival) if x is not None]
+        path, expanded, generated, iterations, resumed, h, raced = _idastar(
+            problems, plan, control or Control(), start, str(canon))
         optimal = h.admissible
         proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
     else:
@@ -290,59 +327,92 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
                     expanded, generated, time.perf_counter() - start)
     sol.iterations = iterations
     sol.resumed_from = None if resumed is None else resumed.to_dict()
+    sol.race = None if raced is None else raced.to_dict()
     return sol
 
 
-def _idastar(problem: Problem, plan: Plan, control: Control, start: float,
-             canonical_board: str) -> tuple[list[int], int, int, list[dict], Resumed | None]:
-    """Run the IDA* driver; (path, expanded, generated, iterations, where it resumed) or SearchStopped."""
+def _idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
+             canonical_board: str) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+    """Run the IDA* driver with the plan's heuristic, or with the winner of a race of two
+    (search.race); (path, expanded, generated, iterations, where it resumed, the heuristic
+    that searched, the race) or SearchStopped."""
     opts = plan.options
-    resume, path, ckpt, resumed = None, None, None, None
+    resume, path, ckpt, resumed, raced = None, None, None, None, None
     listener = control.listener
     log = control.log or _quiet
-    if control.checkpoint is not None:
-        ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, plan.heuristic.name,
-                         plan.heuristic.tables, plan.machine.depth)
-        ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
-        resume, path = ckpt.load(problem)
-        if path is None:
-            ckpt.check_writable()
-        if resume is not None:
-            resumed = ckpt.resumed(resume, path)
-            log(str(resumed))
-        listener = Fanout(listener, ckpt)
-    if path is None:
-        deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
-        backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
-        trace = None
-        if control.trace is not None:
-            trace = Trace(control.trace, _trace_header(problem, plan, backend, canonical_board, control), log)
-            listener = Fanout(listener, trace)
-        try:
-            out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
-                         control.split_nodes, None if trace is None else trace.chunk).run(resume)
-        finally:
-            control.stop.clear()  # the Control can watch the next solve
-            if trace is not None:
-                trace.close()
+    deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
+    backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
+    h, problem = problems[0]
+    racing = len(problems) > 1
+    if racing and control.backend is not None:
+        if opts.pattern and "|" in opts.pattern:
+            raise BoardError(f"a race of two heuristics ({opts.pattern}) runs on this machine's threads: "
+                             "give --pattern one of them to search on a cluster")
+        racing = False  # a race's name (best) on a cluster: its first side, as the workers' plans have it
+    if racing:
+        names = [hh.name for hh, _ in problems]
+        saved = saved_heuristic(control.checkpoint) if control.checkpoint is not None else None
+        if saved in names:  # resumed: the heuristic that won the race before
+            h, problem = problems[names.index(saved)]
+            racing = False
+    if control.checkpoint is not None and racing:
+        Checkpoint(control.checkpoint, {}).check_writable()
+    out = None
+    try:
+        if racing:
+            raced = race(*(Driver(p, backend, control.stop, listener, opts.max_nodes or 0, deadline, control.split_nodes)
+                           for _, p in problems), tuple(names), control.stop, deadline=deadline)
+            h, problem = problems[raced.winner]
+            out, resume = raced.outcome, raced.state
+            log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
+        if control.checkpoint is not None:
+            ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, h.name, h.tables,
+                             plan.machine.depth)
+            ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
+            if not racing:
+                resume, path = ckpt.load(problem)
+                if path is None:
+                    ckpt.check_writable()
+                if resume is not None:
+                    resumed = ckpt.resumed(resume, path)
+                    log(str(resumed))
+            elif out is None:
+                ckpt.save(resume)  # the winner's finished iterations, before it goes on
+            listener = Fanout(listener, ckpt)
+        if path is None and out is None:
+            trace = None
+            if control.trace is not None:
+                trace = Trace(control.trace, _trace_header(problem, plan, h, backend, canonical_board, control), log)
+                listener = Fanout(listener, trace)
+            try:
+                out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
+                             control.split_nodes, None if trace is None else trace.chunk).run(resume)
+            finally:
+                if trace is not None:
+                    trace.close()
+    finally:
+        control.stop.clear()  # the Control can watch the next solve
+    lost_e, lost_g = (raced.lost_expanded, raced.lost_generated) if raced is not None else (0, 0)
+    if out is not None:
         state, path = out.state, out.path
         if ckpt is not None:
             ckpt.save(state, path or None)
         if out.status != "found":
             raise SearchStopped(out.status, plan.algorithm, out.lower_bound,
-                                state.total_expanded + state.unfinished_expanded,
-                                state.total_generated + state.unfinished_generated, time.perf_counter() - start,
-                                [it.to_dict() for it in state.iterations],
+                                state.total_expanded + state.unfinished_expanded + lost_e,
+                                state.total_generated + state.unfinished_generated + lost_g,
+                                time.perf_counter() - start, [it.to_dict() for it in state.iterations],
                                 None if resumed is None else resumed.to_dict())
     else:
         state = resume
-    return path, state.total_expanded, state.total_generated, [it.to_dict() for it in state.iterations], resumed
+    return (path, state.total_expanded + lost_e, state.total_generated + lost_g,
+            [it.to_dict() for it in state.iterations], resumed, h, raced)
 
 
-def _trace_header(problem: Problem, plan: Plan, backend: Backend, board: str, control: Control) -> dict:
-    """What a trace says about its search and the machine it ran on."""
+def _trace_header(problem: Problem, plan: Plan, h: Heuristic, backend: Backend, board: str, control: Control) -> dict:
+    """What a trace says about its search (h: its heuristic) and the machine it ran on."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": plan.heuristic.name,
+    return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": h.name,
             "jobs": backend.jobs, "backend": type(backend).__name__, "frontier": len(problem.frontier()[0]),
             "split_nodes": control.split_nodes, "prune": plan.machine.depth, "cpus": os.cpu_count(),
             "load_average": None if load is None else [round(x, 2) for x in load],

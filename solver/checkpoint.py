@@ -63,6 +63,18 @@ def identity(board: str, goal: str, algorithm: str, heuristic: str, tables: tupl
             "tables": list(tables), "frontier_target": FRONTIER_TARGET, "prune": prune}
 
 
+def saved_heuristic(path: str | os.PathLike) -> str | None:
+    """The heuristic a checkpoint file says it was saved for (a race's winner: solver.api),
+    or None where there is no file or it cannot be read (Checkpoint.load then says why)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    search = data.get("search") if isinstance(data, dict) else None
+    name = search.get("heuristic") if isinstance(search, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def digest(data: dict[str, Any]) -> str:
     """sha256 of the checkpoint's content (every key but "digest"), in a canonical JSON form."""
     body = {k: v for k, v in data.items() if k != "digest"}

@@ -103,7 +103,8 @@ lower bound."""
               help="Default: the strongest available (exact table, else cached pattern databases "
                    "best > 7-8 > 6-6-3 > 5-5-5, else linear-conflict).")
 @click.option("--pattern", "-p", default=None, help="Use the cached pattern databases of this partition (e.g. 7-8, z7-8, best; "
-                   f"A+B: the larger of two; named catalogues, fewest nodes: {names_per_board(CATALOGUES)}).")
+                   f"A+B: the larger of two; named catalogues, fewest nodes: {names_per_board(CATALOGUES)}; "
+                   "A|B: race the two, per board, and search on with the faster; best on 5x5 is such a race).")
 @click.option("--pdb", "pdb_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Use these pattern-database files (repeat for each group).")
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
@@ -163,7 +164,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     kernel_seconds, kernel_origin = _load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
     if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}")
-    _err(f"using {plan.algorithm} / {plan.heuristic.name}")
+    _err(f"using {plan.algorithm} / {plan.heuristic.name}"
+         + (f", raced against {plan.rival.name} (solver.search.race)" if plan.rival is not None else ""))
     if kernel_origin == "jit" and not quiet and aot_wanted():
         _err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
     _warn_if_hopeless(plan, board_obj)

@@ -22,6 +22,7 @@ class Solution:
     seconds: float
     iterations: list[dict] = field(default_factory=list)  # IDA*: bound, expanded, generated, seconds each
     resumed_from: dict | None = None  # IDA* resumed from a checkpoint: its file, bound, subtrees done
+    race: dict | None = None  # IDA* raced two heuristics (search.race): the winner, each one's bound, nodes, seconds
 
     @property
     def length(self) -> int:
@@ -51,7 +52,8 @@ class Solution:
             "nodes_generated": self.nodes_generated,
             "seconds": round(self.seconds, 6),
             "iterations": self.iterations,
-        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from})
+        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from}) | (
+            {} if self.race is None else {"race": self.race})
 
 
 STOP_REASONS = {

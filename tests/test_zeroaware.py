@@ -8,7 +8,7 @@ from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_
 from patterndb.additive import build_pattern, word_dtype
 from patterndb.catalog import build_pattern_file, map_checked, pattern_expect, pattern_path
 from patterndb.nibbles import goal_md
-from patterndb.patterns import parse_catalog, parse_partition
+from patterndb.patterns import parse_catalog, parse_partition, race_spec
 from patterndb.ranking import num_placements
 from patterndb.store import read_attrs
 from patterndb import zeroaware
@@ -78,7 +78,9 @@ def test_specs():
     assert parse_catalog("z5-5-5+5-5-5", f)[1] == parse_partition("5-5-5", f)
     assert parse_partition("best", f) == parse_partition("zbest", f) == parse_partition("z7-8", f)
     f5 = Frame.for_goal(make_goal(Shape(5, 5), "blank-first"))
-    assert parse_partition("best", f5) == parse_partition("z6-6-6-6", f5)
+    # best on 5x5 is a race of z6-6-6-6 (the zero-aware 6-6-6-6) and cr14 (solver.search.race)
+    assert race_spec("best", f5) == "z6-6-6-6|cr14" and race_spec("best", f) == "best"
+    assert parse_partition("z6-6-6-6", f5) == tuple((0, *g) for g in parse_partition("6-6-6-6", f5))
     for bad, msg in (("0/1-15", "blank alone"), ("0,0,1-7/8-15", "twice"), ("0,1-15", "no room")):
         with pytest.raises(PatternError, match=msg):
             parse_partition(bad, f)

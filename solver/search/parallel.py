@@ -291,20 +291,30 @@ class Driver:
         state: where a checkpoint left off (its bound, its finished subtrees);
         a resumed iteration stays split, so finished subtrees are skipped.
         """
-        bound, self.parity = self.problem.root_bound()
-        state = state or SearchState(bound)
+        state = self.start(state)
         if np.array_equal(self.problem.tiles, self.problem.goal):
             return Outcome("found", [self.problem.blank], state)
+        while True:
+            status, path = self.step(state)
+            if status != "exhausted":
+                return Outcome(status, path, state)
+
+    def start(self, state: SearchState | None = None) -> SearchState:
+        """The state to search from: state (checked against the frontier), or the root's first bound."""
+        bound, self.parity = self.problem.root_bound()
+        state = state or SearchState(bound)
         for saved in (state.done, state.sizes, state.last_sizes):
             if saved is not None and len(saved) != len(self.frontier()[0]):
                 raise ValueError(f"the saved state has {len(saved)} subtrees, the frontier {len(self.frontier()[0])}")
-        while True:
-            estimate = _estimate(state.iterations)
-            if state.done is None and estimate >= self.split_nodes:
-                state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
-            status, path = self._iteration(state, estimate)
-            if status != "exhausted":
-                return Outcome(status, path, state)
+        return state
+
+    def step(self, state: SearchState) -> tuple[str, list[int]]:
+        """One iteration from a state that start() gave: ("exhausted", []) when it is complete
+        (state.bound is then the next one), ("found", path), or why it stopped."""
+        estimate = _estimate(state.iterations)
+        if state.done is None and estimate >= self.split_nodes:
+            state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
+        return self._iteration(state, estimate)
 
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""

@@ -1,0 +1,148 @@
+"""Two heuristics raced on one board, so that each board is searched with the faster.
+
+Which heuristic solves a board fastest depends on the board: on the easy half of Korf &
+Felner's 24-puzzles z6-6-6-6 wins (a catalogue's 3-4x fewer nodes do not pay for its
+5-6x cost per node), on the hard half a catalogue wins by far (10-40x fewer nodes). In
+IDA* the nodes of consecutive iterations grow by about the same factor whatever the
+heuristic, so the time each heuristic takes to finish one bound says which will be
+faster on the rest.
+
+The race: IDA* with the cheap heuristic until its next iteration is expected to take
+`seconds` of CPU (its nodes grow by the last iterations' factor), at bound B after S
+CPU seconds; then IDA* with the strong one from its own root, stopped if it has not
+finished bound B within S. The one that finished B in less CPU time goes on from its own
+state: both legs are ordinary single-heuristic searches, so the winner's state is what a
+search with that heuristic alone would have reached (its iterations, its checkpoint), and
+the answer is optimal whichever wins. CPU time, not wall: a small iteration runs on one
+thread, a big one on all. The loser's work, about S, is counted in the totals.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .parallel import Driver, Iteration, Listener, Outcome, SearchState, StopFlag
+
+RACE_SECONDS = 2.0  # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
+
+
+@dataclass
+class Leg:
+    """One heuristic's part of a race: the last bound it finished, its nodes and CPU seconds."""
+
+    heuristic: str
+    bound: int
+    expanded: int
+    generated: int
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return {"heuristic": self.heuristic, "bound": self.bound, "expanded": self.expanded,
+                "generated": self.generated, "seconds": round(self.seconds, 6)}
+
+
+@dataclass
+class Race:
+    """How a race ended: the winner (0: the cheap heuristic, 1: the strong one) and its
+    state to go on from, or the outcome that ended the search during the race."""
+
+    winner: int
+    state: SearchState
+    outcome: Outcome | None = None
+    legs: list[Leg] = field(default_factory=list)
+
+    @property
+    def lost_expanded(self) -> int:
+        return sum(leg.expanded for i, leg in enumerate(self.legs) if i != self.winner)
+
+    @property
+    def lost_generated(self) -> int:
+        return sum(leg.generated for i, leg in enumerate(self.legs) if i != self.winner)
+
+    def to_dict(self) -> dict:
+        return {"winner": self.legs[self.winner].heuristic, "legs": [leg.to_dict() for leg in self.legs]}
+
+    def summary(self) -> str:
+        """One line: each leg's last finished bound and seconds."""
+        return "; ".join(f"{leg.heuristic}: bound {leg.bound} in {leg.seconds:.2f} s of CPU" for leg in self.legs)
+
+
+def _leg(name: str, state: SearchState, cpu: float) -> Leg:
+    bound = state.iterations[-1].bound if state.iterations else state.bound - 2
+    return Leg(name, bound, state.total_expanded + state.unfinished_expanded,
+               state.total_generated + state.unfinished_generated, cpu)
+
+
+def _next_cpu(state: SearchState, cpu: float) -> float:
+    """The CPU seconds the next iteration is expected to take: the last one's, times the
+    growth of the nodes from the one before."""
+    its = state.iterations
+    growth = its[-1].expanded / its[-2].expanded if len(its) > 1 and its[-2].expanded else 10.0
+    return cpu * max(1.0, growth)
+
+
+def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
+         seconds: float = RACE_SECONDS, deadline: float | None = None) -> Race:
+    """Race two drivers of one board (see the module docstring); deadline: the search's own
+    time limit (time.monotonic()), which ends the race like any stop."""
+    c0 = time.process_time()
+    state = cheap.start()
+    if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
+        return Race(0, state, Outcome("found", [cheap.problem.blank], state), [_leg(names[0], state, 0.0)])
+    while True:
+        c = time.process_time()
+        status, path = cheap.step(state)
+        if status != "exhausted":
+            return Race(0, state, Outcome(status, path, state), [_leg(names[0], state, time.process_time() - c0)])
+        if _next_cpu(state, time.process_time() - c) >= seconds:
+            break
+    first = _leg(names[0], state, time.process_time() - c0)
+    c1 = time.process_time()
+    saved = strong.deadline, strong.listener
+    # Stopped once it has used the cheap one's CPU time (checked between subtrees), or at a
+    # wall-clock limit well after that whatever the threads. (Its small iterations run on one
+    # thread, as the cheap one's did: split into subtrees they cost 0.05-0.25 s of CPU each.)
+    limit = time.monotonic() + 2 * first.seconds + 0.5
+    strong.deadline = limit if deadline is None else min(deadline, limit)
+    strong.listener = _CpuLimit(strong.listener, stop, c1 + first.seconds)
+    try:
+        other = strong.start()
+        while not other.iterations or other.iterations[-1].bound < first.bound:
+            status, path = strong.step(other)
+            if status == "found":
+                return Race(1, other, Outcome(status, path, other),
+                            [first, _leg(names[1], other, time.process_time() - c1)])
+            if status != "exhausted":
+                break
+    finally:
+        strong.deadline, strong.listener = saved
+    second = _leg(names[1], other, time.process_time() - c1)
+    if other.iterations and other.iterations[-1].bound >= first.bound and second.seconds <= first.seconds:
+        return Race(1, other, None, [first, second])
+    if stop.reason in (None, "race") or (stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)):
+        stop.clear()  # the race's own limit, not the search's
+        return Race(0, state, None, [first, second])
+    return Race(0, state, Outcome(stop.reason, [], state), [first, second])
+
+
+class _CpuLimit:
+    """A listener that stops the strong leg once the process's CPU time passes `until`."""
+
+    def __init__(self, inner: Listener | None, stop: StopFlag, until: float) -> None:
+        self.inner, self.stop, self.until = inner, stop, until
+
+    def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
+        if self.inner:
+            self.inner.iteration_started(bound, subtrees, estimate)
+
+    def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None:
+        if self.inner:
+            self.inner.subtrees_done(state, done, total, elapsed)
+        if time.process_time() > self.until and not self.stop.requested:
+            self.stop.request("race")
+
+    def iteration_finished(self, state: SearchState, it: Iteration) -> None:
+        if self.inner:
+            self.inner.iteration_finished(state, it)

@@ -1,0 +1,124 @@
+"""A race of two heuristics on one board (solver.search.race, --pattern "A|B")."""
+import json
+
+import numpy as np
+import pytest
+
+from patterndb import BoardError
+from solver import solve
+from solver.api import Control, Options, make_plan, prepare
+from solver.search import Driver, Problem, StopFlag, ThreadBackend
+from solver.search.race import race
+from solver.solution import SearchStopped
+
+KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+BOARD, LENGTH = " ".join(KORF[2][:16]), int(KORF[2][16])  # Korf #3, 59 moves
+EIGHT = "8 6 7 2 5 4 3 0 1"  # an 8-puzzle board (its length: from the exact table)
+
+
+def problem(board, **opts):
+    b, frame = prepare(board, "blank-first")
+    plan = make_plan(frame, Options(**{"algorithm": "idastar", **opts}))
+    canon = frame.to_canonical(b)
+    return Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64),
+                   plan.heuristic.H, b.shape.neighbours, plan.machine)
+
+
+def drivers(problems, stop):
+    return [Driver(p, ThreadBackend(1), stop, split_nodes=0) for p in problems]
+
+
+def test_the_strong_heuristic_wins_and_its_answer_is_optimal(data_dir):
+    """Blind IDA* against the exact table: the race starts after the blind search's first
+    iteration, and the exact table's first iteration finds the solution."""
+    stop = StopFlag()
+    blind, exact = problem(EIGHT, algorithm="iddfs", data_dir=data_dir), problem(EIGHT, heuristic="exact",
+                                                                                 data_dir=data_dir)
+    r = race(*drivers([blind, exact], stop), ("blind", "exact"), stop, seconds=0.0)
+    want = solve(EIGHT, goal="blank-first", data_dir=data_dir).length
+    assert r.winner == 1 and r.outcome.status == "found" and len(r.outcome.path) - 1 == want
+    assert [leg.heuristic for leg in r.legs] == ["blind", "exact"]
+    assert r.lost_expanded == r.legs[0].expanded > 0
+    assert r.outcome.state.iterations[-1].bound == want  # the winner's own, ordinary iterations
+
+
+def test_a_strong_heuristic_that_cannot_finish_the_bound_loses_and_the_cheap_one_goes_on(pdb_dir):
+    """5-5-5 against blind IDA* on a 59-move 15-puzzle: blind cannot finish 5-5-5's first
+    bound in the time, is stopped, and the search goes on with 5-5-5 to the optimum."""
+    stop = StopFlag()
+    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, algorithm="iddfs")
+    d_cheap, d_strong = drivers([cheap, strong], stop)
+    r = race(d_cheap, d_strong, ("5-5-5", "blind"), stop, seconds=0.0)
+    assert r.winner == 0 and r.outcome is None and not stop.requested  # the race's own stop is cleared
+    assert r.legs[1].bound < r.legs[0].bound and r.lost_expanded == r.legs[1].expanded > 0
+    out = d_cheap.run(r.state)
+    assert out.status == "found" and len(out.path) - 1 == LENGTH
+    alone = Driver(cheap, ThreadBackend(1), StopFlag(), split_nodes=0).run()
+    assert [it.bound for it in out.state.iterations] == [it.bound for it in alone.state.iterations]
+
+
+def test_a_stop_during_the_race_ends_the_search_with_what_it_proved(pdb_dir):
+    stop = StopFlag()
+    stop.request("interrupted")
+    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, algorithm="iddfs")
+    r = race(*drivers([cheap, strong], stop), ("5-5-5", "blind"), stop, seconds=0.0)
+    assert r.outcome is not None and r.outcome.status == "interrupted" and r.outcome.path == []
+
+
+def test_a_race_spec_solves_optimally_and_reports_the_race(pdb_dir):
+    sol = solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir, jobs=1)
+    assert sol.length == LENGTH and sol.optimal and sol.race is not None
+    assert sol.race["winner"] == sol.heuristic and "race" in sol.to_dict()
+    assert sol.nodes_expanded >= sum(leg["expanded"] for leg in sol.race["legs"][1:])
+
+
+def test_a_raced_search_checkpoints_its_winner_and_resumes_without_racing(pdb_dir, tmp_path):
+    ck = tmp_path / "race.json"
+    kw = dict(goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir, jobs=1)
+    first = solve(BOARD, **kw, checkpoint=ck)
+    assert json.loads(ck.read_text())["search"]["heuristic"] == first.heuristic
+    again = solve(BOARD, **kw, checkpoint=ck)
+    assert again.length == LENGTH and again.race is None and again.resumed_from is not None
+
+
+@pytest.mark.parametrize("spec, opts", [("5-5-5|", {}), ("5-5-5|5-5-5|5-5-5", {}),
+                                        ("5-5-5|5-5-5", {"algorithm": "astar"}),
+                                        ("5-5-5|5-5-5", {"heuristic": "manhattan"})])
+def test_bad_race_specs_are_one_line_errors(pdb_dir, spec, opts):
+    with pytest.raises(BoardError):
+        solve(BOARD, goal="blank-first", pattern=spec, data_dir=pdb_dir, **opts)
+
+
+def test_a_race_is_refused_on_a_cluster_backend(pdb_dir):
+    class Elsewhere(ThreadBackend):
+        pass
+
+    with pytest.raises(BoardError, match="threads"):
+        solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir,
+              control=Control(backend=Elsewhere(1)))
+
+
+def test_a_stopped_race_raises_search_stopped(pdb_dir):
+    control = Control()
+    control.stop.request("interrupted")
+    with pytest.raises(SearchStopped):
+        solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir, jobs=1, control=control)
+
+
+@pytest.fixture
+def race_named(monkeypatch):
+    """A race named "best" on 4x4 for these tests (the real one is on 5x5: tables too big here)."""
+    from patterndb import patterns
+
+    monkeypatch.setitem(patterns.RACES, (4, 4), {"best": "5-5-5|5-5-5"})
+
+
+def test_a_race_named_best_is_the_default_where_both_sides_are_built(pdb_dir, race_named):
+    sol = solve(BOARD, goal="blank-first", data_dir=pdb_dir, jobs=1)
+    assert sol.length == LENGTH and sol.race is not None
+    assert solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, jobs=1).race is not None
+
+
+def test_a_race_named_best_on_a_cluster_backend_searches_with_its_first_side(pdb_dir, race_named):
+    sol = solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, control=Control(backend=ThreadBackend(1)))
+    assert sol.length == LENGTH and sol.race is None and sol.heuristic == "pdb 5-5-5 + reflection"
