@@ -25,7 +25,7 @@ from .geometry import Shape
 from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
 from . import zeroaware
 from .rebuild import prove, prove_machine
-from .patterns import (CATALOGUES, NAMED, RACES, catalog_groups, group_label, is_named, is_zero_aware,
+from .patterns import (CATALOGUES, NAMED, RACES, Partition, catalog_groups, group_label, is_named, is_zero_aware,
                        names_per_board, parse_catalog, pattern_tiles, race_spec)
 from .ranking import num_placements
 from .store import plain, read_attrs, temporaries
@@ -64,7 +64,8 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     if pattern is not None:
         specs = [spec.strip() for spec in race_spec(pattern, frame).split("|")]  # A|B (or a race's name): both
         if len(specs) > 1 and not quiet:
-            groups = tuple(dict.fromkeys(g for spec in specs for g in _spec_tables(frame, spec, ddir)))
+            tables = [_spec_tables(frame, parse_catalog(spec, frame), ddir)[0] for spec in specs]
+            groups = tuple(dict.fromkeys(g for t in tables for g in t))
             click.echo(f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
                        f"{_plan(frame, groups, ddir, force)}", err=True)
         for spec in specs:
@@ -92,27 +93,24 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
 def _build_spec(frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool) -> None:
     """Build the tables of one partition or catalogue (a spec without '|')."""
     parts = parse_catalog(spec, frame)
-    groups = catalog_groups(parts)
     if not quiet and not is_named(spec, frame):
-        click.echo(f"reading {spec!r} as tile groups {' / '.join(_user_label(frame, g) for g in groups)} "
-                   "(not a named partition)", err=True)
-    if len(parts) > 1:  # a catalogue: one table for each family of symmetric groups
-        served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
-        groups = tuple(dict.fromkeys(s.table for s in served))
-        if not quiet:
-            click.echo(f"catalogue {spec}: {len(served)} groups (mirrors included) read from {len(groups)} "
-                       f"tables, the others through a board symmetry ('pdb list' shows which); "
-                       f"{_plan(frame, groups, ddir, force)}", err=True)
-    _build_patterns(frame, groups, ddir, force, quiet)
+        labels = " / ".join(_user_label(frame, g) for g in catalog_groups(parts))
+        click.echo(f"reading {spec!r} as tile groups {labels} (not a named partition)", err=True)
+    tables, served = _spec_tables(frame, parts, ddir)
+    if len(parts) > 1 and not quiet:
+        click.echo(f"catalogue {spec}: {served} groups (mirrors included) read from {len(tables)} "
+                   f"tables, the others through a board symmetry ('pdb list' shows which); "
+                   f"{_plan(frame, tables, ddir, force)}", err=True)
+    _build_patterns(frame, tables, ddir, force, quiet)
 
 
-def _spec_tables(frame: Frame, spec: str, ddir: Path) -> tuple[tuple[int, ...], ...]:
-    """The table files' groups a partition or catalogue (a spec without '|') needs."""
-    parts = parse_catalog(spec, frame)
+def _spec_tables(frame: Frame, parts: tuple[Partition, ...], ddir: Path) -> tuple[Partition, int]:
+    """The groups whose table files a partition or catalogue needs (a catalogue: one for each
+    family of symmetric groups, those in ddir first), and how many groups they serve."""
     if len(parts) == 1:
-        return parts[0]
+        return parts[0], len(parts[0])
     served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
-    return tuple(dict.fromkeys(s.table for s in served))
+    return tuple(dict.fromkeys(s.table for s in served)), len(served)
 
 
 def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
