@@ -50,6 +50,27 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def _uncached_bytecode() -> int:
+    """How many of the project's modules have no current bytecode (each command then compiles
+    them from source: about 0.06 s of start-up for all of them; scripts/setup.sh writes it)."""
+    import importlib.util
+
+    missing = 0
+    for pkg in ("patterndb", "solver"):
+        for src in (ROOT / pkg).rglob("*.py"):
+            pyc = Path(importlib.util.cache_from_source(str(src)))
+            try:
+                head = pyc.read_bytes()[:16]
+            except OSError:
+                missing += 1
+                continue
+            # PEP 552: after the magic number, flags 0 and the source's mtime and size
+            stamp = int(src.stat().st_mtime) & 0xFFFFFFFF, src.stat().st_size & 0xFFFFFFFF
+            missing += head[4:8] != bytes(4) or (int.from_bytes(head[8:12], "little"),
+                                                  int.from_bytes(head[12:16], "little")) != stamp
+    return missing
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
@@ -81,8 +102,10 @@ def main() -> int:
         for name, cmd in cases.items():
             for tag, env in envs.items():
                 results[name + tag].append(run(cmd, env))
+    missing = _uncached_bytecode()
     print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; load average before {load_before}, after "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernels: {kernels}")
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernels: {kernels}; bytecode: "
+          + (f"{missing} modules not compiled (run scripts/setup.sh)" if missing else "compiled"))
     print(f"{'case':24} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
           f"pattern {args.pattern}, {os.cpu_count()} cores)")
     for name, rs in results.items():
