@@ -57,17 +57,6 @@ def test_a_strong_heuristic_that_cannot_finish_the_bound_loses_and_the_cheap_one
     assert [it.bound for it in out.state.iterations] == [it.bound for it in alone.state.iterations]
 
 
-def test_the_strong_heuristic_wins_only_by_the_margin(pdb_dir):
-    """One heuristic on both sides: the second finishes the bound, and wins only where the
-    margin lets it (margin 0: never; a huge margin: always)."""
-    for margin, winner in ((0.0, 0), (1e6, 1)):
-        stop = StopFlag()
-        sides = [problem(BOARD, pattern="5-5-5", data_dir=pdb_dir) for _ in range(2)]
-        r = race(*drivers(sides, stop), ("a", "b"), stop, seconds=0.0, margin=margin)
-        assert r.winner == winner and r.outcome is None and not stop.requested
-        assert r.state.bound == r.legs[0].bound + 2  # the winner goes on from the next bound
-
-
 def test_a_stop_during_the_race_ends_the_search_with_what_it_proved(pdb_dir):
     stop = StopFlag()
     stop.request("interrupted")

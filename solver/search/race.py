@@ -10,16 +10,11 @@ faster on the rest.
 The race: IDA* with the cheap heuristic until its next iteration is expected to take
 `seconds` of CPU (its nodes grow by the last iterations' factor), at bound B after S
 CPU seconds; then IDA* with the strong one from its own root, stopped if it has not
-finished bound B within S. The one that finished B in less CPU time, the strong one by a margin
-(MARGIN), goes on from its own state: both legs are ordinary single-heuristic searches, so the winner's state is what a
+finished bound B within S. The one that finished B in less CPU time goes on from its own
+state: both legs are ordinary single-heuristic searches, so the winner's state is what a
 search with that heuristic alone would have reached (its iterations, its checkpoint), and
 the answer is optimal whichever wins. CPU time, not wall: a small iteration runs on one
 thread, a big one on all. The loser's work, about S, is counted in the totals.
-
-Why a margin: the strong heuristic's lead shrinks after the race. On the four of Korf &
-Felner's 20 easiest where cr14 won a race without one, its time over z6-6-6-6's was 0.83-0.95
-at the race and 0.86-1.2 at the end (line 4: 2.0 against 2.1 s of CPU at bound 92, then 82.5 s
-against z6-6-6-6's 68.5 s alone); on the hard boards it won its races at 0.27-0.6.
 """
 from __future__ import annotations
 
@@ -31,7 +26,6 @@ import numpy as np
 from .parallel import Driver, Iteration, Listener, Outcome, SearchState, StopFlag
 
 RACE_SECONDS = 2.0  # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
-MARGIN = 0.9  # the strong heuristic wins if it finished the bound within this share of the cheap one's CPU time
 
 
 @dataclass
@@ -90,10 +84,9 @@ def _next_cpu(state: SearchState, cpu: float) -> float:
 
 
 def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
-         seconds: float = RACE_SECONDS, deadline: float | None = None, margin: float = MARGIN) -> Race:
+         seconds: float = RACE_SECONDS, deadline: float | None = None) -> Race:
     """Race two drivers of one board (see the module docstring); deadline: the search's own
-    time limit (time.monotonic()), which ends the race like any stop; margin: the share of
-    the cheap leg's CPU time the strong one must finish the bound in to win."""
+    time limit (time.monotonic()), which ends the race like any stop."""
     c0 = time.process_time()
     state = cheap.start()
     if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
@@ -108,12 +101,12 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
     first = _leg(names[0], state, time.process_time() - c0)
     c1 = time.process_time()
     saved = strong.deadline, strong.listener
-    # Stopped once it has used its share of the cheap one's CPU time (checked between subtrees), or at a
+    # Stopped once it has used the cheap one's CPU time (checked between subtrees), or at a
     # wall-clock limit well after that whatever the threads. (Its small iterations run on one
     # thread, as the cheap one's did: split into subtrees they cost 0.05-0.25 s of CPU each.)
     limit = time.monotonic() + 2 * first.seconds + 0.5
     strong.deadline = limit if deadline is None else min(deadline, limit)
-    strong.listener = _CpuLimit(strong.listener, stop, c1 + margin * first.seconds)
+    strong.listener = _CpuLimit(strong.listener, stop, c1 + first.seconds)
     try:
         other = strong.start()
         while not other.iterations or other.iterations[-1].bound < first.bound:
@@ -126,7 +119,7 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
     finally:
         strong.deadline, strong.listener = saved
     second = _leg(names[1], other, time.process_time() - c1)
-    if other.iterations and other.iterations[-1].bound >= first.bound and second.seconds <= margin * first.seconds:
+    if other.iterations and other.iterations[-1].bound >= first.bound and second.seconds <= first.seconds:
         return Race(1, other, None, [first, second])
     if stop.reason in (None, "race") or (stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)):
         stop.clear()  # the race's own limit, not the search's
