@@ -65,7 +65,8 @@ def _uncached_bytecode() -> int:
                 missing += 1
                 continue
             # PEP 552: after the magic number, flags 0 and the source's mtime and size
-            stamp = int(src.stat().st_mtime) & 0xFFFFFFFF, src.stat().st_size & 0xFFFFFFFF
+            st = src.stat()
+            stamp = int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF
             missing += head[4:8] != bytes(4) or (int.from_bytes(head[8:12], "little"),
                                                   int.from_bytes(head[12:16], "little")) != stamp
     return missing

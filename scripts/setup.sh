@@ -10,7 +10,7 @@ echo "installing the project and its test extras into .venv..." >&2
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster,plot]'
 # An editable install leaves the project's bytecode to its first run, which writes it only where
 # Python may (not under PYTHONDONTWRITEBYTECODE, nor in a read-only checkout): every command would
-# then compile about 50 modules from source, 0.06-0.07 s of each command's start-up.
+# then compile about 60 modules from source, 0.06-0.07 s of each command's start-up.
 .venv/bin/python -m compileall -q patterndb solver >/dev/null
 if ! .venv/bin/solver compile --check >/dev/null 2>&1; then
     .venv/bin/solver compile || echo "warning: the compiled kernels could not be built (the line above says why); solve still works, through numba's JIT kernels: same answers, about 0.4 s more per command" >&2
