@@ -8,11 +8,16 @@ the blank's region costs 1. The table stores, per placement (indexed by its
 rank, ranking.py), the fewest pattern-tile moves to the goal over all blank
 regions, so tables of disjoint groups add up admissibly.
 
-Search state: one word per placement holding a 2-bit code for each cell not
+Search state: one word per placement holding a 2-bit field for each cell not
 covered by the pattern (by its ordinal among those cells), used for the
-region whose lowest cell it is: 0 unseen, 1 expanded, 2 and 3 frontier.
-The frontier code alternates per level (level d expands code 2 + d % 2 and
-marks code 2 + (d + 1) % 2), so no pass is needed between levels.
+region whose lowest cell it is: 0 unseen, 1 frontier, 2 expanded at the
+placement's distance, 3 expanded above it (a raised region: what a zero-aware
+table keeps). The regions of a placement all have its distance's parity, so a
+placement's frontier fields are the current level's when its distance has the
+level's parity and the next level's otherwise: one frontier code serves both,
+and no pass is needed between levels. A word is stored in as few bytes as its
+fields need (5 for a 6- or 7-tile group on 5x5: 14.5 GB for a 7-tile build with
+its distances, where 8-byte words and a second word of raises needed 41 GB).
 
 Both cores work without locks or atomics. Phase A expands moves of tiles
 1..k-1: they keep tile 0's cell, i.e. stay in the contiguous block of ranks
@@ -28,7 +33,7 @@ import numpy as np
 
 from .jit import njit, prange
 
-from .bits import flood, lowest_bit, nth_bit, ordinal, spread
+from .bits import address, flood, load_u64, lowest_bit, nth_bit, ordinal, spread
 from .exact import UNREACHED
 from .progress import LevelProgress
 from .ranking import num_placements, rank, unrank
@@ -54,30 +59,59 @@ MARK_SHIFT = 6  # a mark per 64 ranks
 
 
 class Layers(NamedTuple):
-    """The breadth-first search's arrays: words (the region fields, see above),
-    dist (the table being built), deltas (zero-aware tables, else a one-element
-    dummy), and marks: [level % 2, rank >> MARK_SHIFT] -> 1 where some field in
-    those 64 ranks is in that level's frontier, so a level's scan skips the
-    rest of words (1 GB for a 5x5 6-tile table; the sparse first and last levels
-    were a fifth of the build). Marks are only ever set to 1 by the threads and
-    cleared between levels, so threads sharing a mark's byte lose nothing."""
+    """The breadth-first search's arrays: words ([rank, byte]: the region fields, see
+    above, little-endian), dist (the table being built), and marks: [level % 2,
+    rank >> MARK_SHIFT] -> 1 where some field in those 64 ranks is in that level's
+    frontier, so a level's scan skips the rest of words (the sparse first and last
+    levels were a fifth of a 5x5 6-tile build). Marks are only ever set to 1 by the
+    threads and cleared between levels, so threads sharing a mark's byte lose nothing."""
 
     words: np.ndarray
     dist: np.ndarray
-    deltas: np.ndarray
     marks: np.ndarray
 
 
-def word_dtype(free_cells: int) -> np.dtype:
-    """Smallest unsigned word with 2 bits per non-pattern cell."""
-    for dt in (np.uint16, np.uint32, np.uint64):
-        if 2 * free_cells <= 8 * np.dtype(dt).itemsize:
-            return np.dtype(dt)
-    raise ValueError("more than 32 non-pattern cells")
+def word_bytes(free_cells: int) -> int:
+    """Bytes of a placement's word: 2 bits per non-pattern cell."""
+    if free_cells > 32:
+        raise ValueError("more than 32 non-pattern cells")
+    return max(1, (2 * free_cells + 7) // 8)
 
 
 def bytes_needed(n: int, k: int) -> int:
-    return num_placements(n, k) * (1 + word_dtype(n - k).itemsize)
+    """Memory of a build's arrays: a word, a distance and the marks per placement."""
+    size = num_placements(n, k)
+    return size * (1 + word_bytes(n - k)) + 2 * ((size >> MARK_SHIFT) + 1)
+
+
+def new_words(size: int, free_cells: int) -> np.ndarray:
+    """Zeroed words of size placements ([rank, byte]), with room after the last for an
+    8-byte read (_word_at)."""
+    wb = word_bytes(free_cells)
+    return np.zeros(size * wb + 8, dtype=np.uint8)[:size * wb].reshape(size, wb)
+
+
+@njit(cache=True, inline="always")
+def _word_at(base, r, wb, mask):
+    """word(words, r) for base = address(words), wb its bytes and mask their bits: one
+    unaligned load (a loop over the bytes made a 5x5 build 14% slower)."""
+    return load_u64(base + r * wb) & mask
+
+
+@njit(cache=True, inline="always")
+def word(words, r):
+    """The fields of placement r (words: [rank, byte])."""
+    w = np.uint64(0)
+    for q in range(words.shape[1]):
+        w |= np.uint64(words[r, q]) << np.uint64(8 * q)
+    return w
+
+
+@njit(cache=True, inline="always")
+def raised_fields(w):
+    """The fields of word w whose regions lie above the placement's distance (code 3),
+    as their low bits."""
+    return (w >> np.uint64(1)) & w & np.uint64(0x5555555555555555)
 
 
 @njit(cache=True, inline="always")
@@ -181,19 +215,17 @@ def _region_after_move(c, b, region, free2, cells):
 
 @njit(cache=True)
 def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, weights):
-    """Expand the frontier fields of ranks [start, start+count) by moves of
-    tiles tile_lo..tile_hi-1; with close, mark the fields expanded. Unless deltas
-    is a one-element dummy, a region first reached above its placement's distance
-    gets (its distance - the placement's) / 2, at most 3, in its field of deltas[r2].
-    Returns (placements reached for the first time, fields marked for the next level)."""
+    """Expand the current level's frontier fields of ranks [start, start+count) by moves
+    of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
+    region lies above its placement's distance). Returns (placements reached for the
+    first time, fields marked for the next level)."""
     nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
-    words, dist, deltas = layers.words, layers.dist, layers.deltas
+    words, dist = layers.words, layers.dist
+    base, wb = address(words), words.shape[1]
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - 8 * wb)
     cur_marks = layers.marks[level % 2]
     next_marks = layers.marks[(level + 1) % 2]
-    cur = np.uint64(2 + level % 2)
-    nxt = np.uint64(2 + (level + 1) % 2)
     m1 = np.uint64(0x5555555555555555)
-    cur_lo = cur & np.uint64(1)  # the high bit of a frontier code is always 1
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     pos = np.empty(k, dtype=np.int64)
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
@@ -204,11 +236,9 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
         if not cur_marks[chunk]:
             continue
         for r in range(max(start, chunk << MARK_SHIFT), min(end, (chunk + 1) << MARK_SHIFT)):
-            w = np.uint64(words[r])
-            hi = (w >> np.uint64(1)) & m1
-            lo = w & m1
-            sel = hi & (lo if cur_lo else ~lo) & m1  # fields whose code == cur
-            if not sel:
+            w = _word_at(base, r, wb, mask)
+            sel = w & ~(w >> np.uint64(1)) & m1  # frontier fields (code 1)
+            if not sel or (np.int64(dist[r]) - level) & 1:  # none, or the next level's
                 continue
             used = unrank(r, k, n, pos)
             free = full & ~used
@@ -236,21 +266,20 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                         else:
                             low = lowest_bit(_region_after_move(c, b, region, free2, cells))
                         shift = np.uint64(2) * ordinal(low, free2)
-                        w2 = np.uint64(words[r2])
+                        w2 = _word_at(base, r2, wb, mask)
                         if not ((w2 >> shift) & FIELD_MASK):
-                            words[r2] = w2 | (nxt << shift)
+                            q = shift >> np.uint64(3)  # a field never straddles two bytes
+                            words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
                             next_marks[r2 >> MARK_SHIFT] = 1
                             new_fields += 1
                             if not w2:  # no region reached before: the placement is new
                                 dist[r2] = level + 1
                                 new_placements += 1
-                            elif deltas.size > 1 and dist[r2] <= level:
-                                # (level + 1 - dist) is even: all regions of a placement share its parity
-                                up = min((level + 1 - np.int64(dist[r2])) >> 1, 3)
-                                deltas[r2] = np.uint64(deltas[r2]) | (np.uint64(up) << shift)
                 if close:
-                    w = np.uint64(words[r])
-                    words[r] = w & ~(FIELD_MASK << bit) | (np.uint64(1) << bit)
+                    code = np.uint64(3 if dist[r] < level else 2)
+                    q = bit >> np.uint64(3)
+                    at = bit & np.uint64(7)
+                    words[r, q] = np.uint8((np.uint64(words[r, q]) & ~(FIELD_MASK << at)) | (code << at))
             for i in range(k):
                 occ[pos[i]] = -1
     return new_placements, new_fields
@@ -299,15 +328,10 @@ def _geometry(n: int, cols: int) -> np.ndarray:
 
 def build_pattern(
     nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
-    deltas: np.ndarray | None = None, table_cells: int = 16,
+    table_cells: int = 16,
 ) -> tuple[np.ndarray, float, int]:
     """Build the table of the tiles whose goal cells are goal_cells (in rank order)
     on the board with adjacency nbrs and the given number of columns.
-
-    deltas: None, or zeros of word_dtype(n - k), one per placement, to be filled
-    with the blank regions' distances above the placement's (zero-aware tables,
-    patterndb.zeroaware): per region, in the 2-bit field of the ordinal of its lowest
-    cell among the non-pattern cells, (its distance - the table's entry) / 2, at most 3.
 
     table_cells: the largest board whose moves find their regions in a table
     (region_table, 2 MB for 16 cells); larger boards fill (tests set 0 to check
@@ -315,6 +339,17 @@ def build_pattern(
 
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
     """
+    dist, _, seconds, levels = build_regions(nbrs, cols, goal_cells, goal_blank, progress, table_cells)
+    return dist, seconds, levels
+
+
+def build_regions(
+    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
+    table_cells: int = 16,
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """build_pattern, and the words of the search ([rank, byte]; word() reads one): per
+    placement, which blank regions lie above its distance (raised_fields), what a
+    zero-aware table keeps (patterndb.zeroaware). Returns (table, words, seconds, levels)."""
     start = time.perf_counter()
     n = len(nbrs)
     k = len(goal_cells)
@@ -325,18 +360,14 @@ def build_pattern(
                   box_bridges(cols))
     weights = np.array([num_placements(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
-    words = np.zeros(size, dtype=word_dtype(n - k))
-    if deltas is None:
-        deltas = np.zeros(1, dtype=words.dtype)
-    elif deltas.shape != (size,) or deltas.dtype != words.dtype:
-        raise ValueError(f"deltas must be {size} zeros of {words.dtype}")
+    words = new_words(size, n - k)
     pos = np.asarray(goal_cells, dtype=np.int64)
     r0 = rank(pos, k, n)
     free = np.uint64(((1 << n) - 1) & ~sum(1 << int(c) for c in pos))
     ordv = int(ordinal(lowest_bit(flood(goal_blank, free, geo)), free))
-    words[r0] = 2 << (2 * ordv)  # level 0 frontier code
+    words[r0, ordv // 4] = 1 << (2 * (ordv % 4))  # the goal's region: the frontier of level 0
     dist[r0] = 0
-    layers = Layers(words, dist, deltas, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
+    layers = Layers(words, dist, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
     layers.marks[0, r0 >> MARK_SHIFT] = 1
     out = np.zeros((n, 2), dtype=np.int64)
     bar = LevelProgress(progress, size) if progress else None
@@ -355,14 +386,14 @@ def build_pattern(
             numba.set_parallel_chunksize(old)
         else:
             new, frontier = _expand_range(0, size, 0, 1, True, layers, level, k, n, cells, weights)
+        layers.marks[level % 2] = 0
         level += 1
         done += new
         if bar:
             bar.level(level, done, new)
         if frontier == 0:
             break
-    del words, layers
     seconds = time.perf_counter() - start
     if bar:
         bar.done(seconds)
-    return dist, seconds, level - 1
+    return dist, words, seconds, level - 1

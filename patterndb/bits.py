@@ -132,3 +132,20 @@ def load_u8(typingctx, addr):
         return builder.zext(builder.load(ptr), ir.IntType(64))
 
     return types.int64(addr), codegen
+
+
+@intrinsic
+def load_u64(typingctx, addr):
+    """The 8 bytes at address addr (from address()), unaligned, little-endian, as a uint64."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+
+        ptr = builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+        load = builder.load(ptr)
+        load.align = 1
+        return load
+
+    return types.uint64(addr), codegen

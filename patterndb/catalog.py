@@ -14,7 +14,7 @@ from .datadir import available_memory
 from .locks import exclusive
 from .errors import TableError
 from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
-from .additive import build_pattern, bytes_needed, word_dtype
+from .additive import build_pattern, build_regions, bytes_needed
 from .frame import Frame
 from .patterns import Partition, catalog_groups, goal_index, group_label, is_zero_aware, pattern_tiles
 from .ranking import num_placements
@@ -229,9 +229,9 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
     unless packed is False); returns the path."""
     n, k = frame.shape.n, len(pattern_tiles(tiles))
     need, size = bytes_needed(n, k), num_placements(n, k) // 2
-    if is_zero_aware(tiles):  # the regions' distances while building, then codes and (at most) a word each
+    if is_zero_aware(tiles):  # the build's words stay for the encoding, which adds the table
         size = zeroaware.max_stored_bytes(n, k, num_placements(n, k))
-        need += num_placements(n, k) * word_dtype(n - k).itemsize + size
+        need += zeroaware.encoding_bytes(n, k, num_placements(n, k))
     check_memory(need + (64 << 20), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
     path = pattern_path(data_dir, frame, tiles)
@@ -253,9 +253,12 @@ def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
     goal_cells = frame.canonical_goal.positions()[list(placed)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
     zero = is_zero_aware(tiles)
-    deltas = np.zeros(num_placements(n, len(placed)), dtype=word_dtype(n - len(placed))) if zero else None
-    table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells, frame.blank_cell,
-                                           label, deltas)
+    if zero:
+        table, words, seconds, levels = build_regions(frame.shape.neighbours, frame.shape.cols, goal_cells,
+                                                      frame.blank_cell, label)
+    else:
+        table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells,
+                                               frame.blank_cell, label)
     hist = histogram(table)
     attrs = pattern_expect(frame, tiles) | {
         "tiles_label": group_label(tiles),
@@ -272,14 +275,14 @@ def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
         "build_seconds": float(seconds),
     }
     if zero:
-        return _zero_aware_form(table, deltas, attrs)
+        return _zero_aware_form(table, words, attrs)
     return packed_form(table, attrs) if packed else (table, attrs | {"encoding": "byte"})
 
 
-def _zero_aware_form(table: np.ndarray, deltas: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+def _zero_aware_form(table: np.ndarray, words: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
     """(data, attributes) of a zero-aware table, from the build's placements and regions."""
     n = int(attrs["rows"]) * int(attrs["cols"])
-    made = zeroaware.zero_aware_table(table, deltas, n, _group_md(attrs))
+    made = zeroaware.zero_aware_table(table, words, n, _group_md(attrs))
     if made is None:
         raise TableError(f"the zero-aware table of tiles {attrs['tiles_label']} has values beyond 4 bits")
     data, layout = made

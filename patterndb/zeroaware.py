@@ -23,8 +23,8 @@ A flagged placement's word is found by the prefix and a count of the flagged
 codes before it in its block (one cache line). A table with many flagged
 placements is dense instead (is_dense): no prefix (prefix_at = -1), and a
 word at every rank, so the search can ask for it together with the code.
-A region more than 2 moves above the minimum counts 2 (the build records up
-to 6: additive.build_pattern's deltas), and a placement whose minimum is too
+A region more than 2 moves above the minimum counts 2 (the build records which
+regions lie above it: additive.build_regions), and a placement whose minimum is too
 large for a flagged code keeps the plain value: both still lower bounds.
 On 5x5 the 6-tile tables flag 16% of placements (133 MB a table, against
 510 MB for a 4-byte word at every rank); 4x4's 7- and 8-tile tables flag 40
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .additive import raised_fields, word
 from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
 from .nibbles import nibble, nibble_histogram
@@ -80,6 +81,15 @@ def is_dense(entries: int, flagged: int) -> bool:
 def max_stored_bytes(n: int, k: int, entries: int) -> int:
     """The largest a zero-aware table of entries placements can be (a word at every rank)."""
     return layout(entries, entries, region_bytes(n, k), True)[2]
+
+
+def encoding_bytes(n: int, k: int, entries: int) -> int:
+    """The memory zero_aware_table adds to a build's: the codes, a count per block and a
+    table with a quarter of its placements flagged, the most a table holds before it is
+    dense (is_dense); 5x5's 6-tile tables flag 16%. A dense table (4x4's) takes up to
+    max_stored_bytes, which is small there."""
+    blocks = (entries + BLOCK - 1) // BLOCK
+    return (entries + 1) // 2 + 8 * blocks + layout(entries, entries // 4, region_bytes(n, k))[2]
 
 
 @njit(cache=True, nogil=True)
@@ -197,30 +207,30 @@ def _minima(dist, k, n, md, codes):
 
 
 @njit(cache=True, parallel=True)
-def _flag(codes, deltas, size, fc, counts):
+def _flag(codes, words, size, fc, counts):
     """Turn the codes of placements with a raised region into flagged codes (where the
     minimum leaves room); counts[b]: flagged placements in block b of 64 ranks."""
     for b in prange(counts.size):
         c = 0
         for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
-            if deltas[r] and nibble(codes, r) + fc <= 15:
+            if raised_fields(word(words, r)) and nibble(codes, r) + fc <= 15:
                 codes[r >> 1] += np.uint8(fc << (4 * (r & 1)))
                 c += 1
         counts[b] = c
 
 
 @njit(cache=True, parallel=True)
-def _regions(codes, deltas, size, fc, free_cells, starts, dense, nbytes, out):
+def _regions(codes, words, size, fc, free_cells, starts, dense, nbytes, out):
     """Write each flagged placement's region bits: at its rank (dense), or in rank order
     from starts[block], the prefix."""
     for b in prange(starts.size):
         i = starts[b]
         for r in range(b * BLOCK, min(size, (b + 1) * BLOCK)):
             if nibble(codes, r) >= fc:
-                d = np.uint64(deltas[r])
+                d = raised_fields(word(words, r))
                 bits = np.int64(0)
                 for j in range(free_cells):
-                    if (d >> np.uint64(2 * j)) & np.uint64(3):
+                    if (d >> np.uint64(2 * j)) & np.uint64(1):
                         bits |= np.int64(1) << j
                 at = r if dense else i
                 for q in range(nbytes):
@@ -228,10 +238,10 @@ def _regions(codes, deltas, size, fc, free_cells, starts, dense, nbytes, out):
                 i += 1
 
 
-def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarray,
+def zero_aware_table(dist: np.ndarray, words: np.ndarray, n: int, md: np.ndarray,
                      dense: bool | None = None) -> tuple[np.ndarray, dict] | None:
-    """(data, its layout attributes) of the zero-aware table of a group built with deltas
-    (additive.build_pattern), or None if some minimum does not fit in 4 bits. md:
+    """(data, its layout attributes) of the zero-aware table of a group from its build's
+    distances and words (additive.build_regions), or None if some minimum does not fit in 4 bits. md:
     nibbles.goal_md of the group; dense: a region word at every rank (None: is_dense)."""
     k, size = md.shape[0], dist.size
     codes = np.zeros((size + 1) // 2, dtype=np.uint8)
@@ -240,7 +250,7 @@ def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarra
         return None
     fc = int(top) + 1
     counts = np.zeros((size + BLOCK - 1) // BLOCK, dtype=np.int64)
-    _flag(codes, deltas, size, fc, counts)
+    _flag(codes, words, size, fc, counts)
     nbytes = region_bytes(n, k)
     flagged = int(counts.sum())
     dense = is_dense(size, flagged) if dense is None else dense
@@ -252,6 +262,6 @@ def zero_aware_table(dist: np.ndarray, deltas: np.ndarray, n: int, md: np.ndarra
         prefix = data[prefix_at:regions_at].view("<u4")
         prefix[1:] = np.cumsum(counts[:-1])
         starts = prefix.astype(np.int64)
-    _regions(codes, deltas, size, fc, n - k, starts, dense, nbytes, data[regions_at:])
+    _regions(codes, words, size, fc, n - k, starts, dense, nbytes, data[regions_at:])
     return data, {"flag_code": fc, "region_bytes": nbytes, "prefix_at": prefix_at, "regions_at": regions_at,
                   "flagged": flagged, "nibble_histogram": nibble_histogram(codes, size)}

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_board
-from patterndb.additive import build_pattern, word_dtype
+from patterndb.additive import build_pattern, build_regions
 from patterndb.catalog import build_pattern_file, map_checked, pattern_expect, pattern_path
 from patterndb.nibbles import goal_md
 from patterndb.patterns import parse_catalog, parse_partition, race_spec
@@ -41,10 +41,10 @@ def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, 
     most 2 * MAX_RAISE moves above its placement's minimum)."""
     shape = Shape(rows, cols)
     n, k = shape.n, len(cells)
-    deltas = np.zeros(num_placements(n, k), dtype=word_dtype(n - k))
-    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, deltas=deltas, table_cells=table_cells)
+    table, words, _, _ = build_regions(shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells)
+    assert np.array_equal(table, build_pattern(shape.neighbours, cols, np.array(cells), blank)[0])
     md = goal_md(cols, np.array(cells), n)
-    data, layout = zeroaware.zero_aware_table(table, deltas, n, md, dense)
+    data, layout = zeroaware.zero_aware_table(table, words, n, md, dense)
     ref = _per_blank(rows, cols, tuple(cells), blank)
     assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
     assert data.size == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"], dense)[2]
