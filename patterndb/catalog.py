@@ -223,16 +223,25 @@ def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
+def build_memory(n: int, tiles: tuple[int, ...]) -> int:
+    """About the most memory building a group's table on n cells takes: the search's
+    arrays, and for a zero-aware table what its encoding adds while they are kept."""
+    k = len(pattern_tiles(tiles))
+    need = bytes_needed(n, k) + (64 << 20)
+    if is_zero_aware(tiles):
+        need += zeroaware.encoding_bytes(n, k, num_placements(n, k))
+    return need
+
+
 def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, progress: bool = False,
                        packed: bool = True) -> Path:
     """Build one group's table and write it atomically (in 4 bits an entry where it fits,
     unless packed is False); returns the path."""
     n, k = frame.shape.n, len(pattern_tiles(tiles))
-    need, size = bytes_needed(n, k), num_placements(n, k) // 2
-    if is_zero_aware(tiles):  # the build's words stay for the encoding, which adds the table
+    size = num_placements(n, k) // 2
+    if is_zero_aware(tiles):
         size = zeroaware.max_stored_bytes(n, k, num_placements(n, k))
-        need += zeroaware.encoding_bytes(n, k, num_placements(n, k))
-    check_memory(need + (64 << 20), f"the table of tiles {group_label(tiles)}")
+    check_memory(build_memory(n, tiles), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
     path = pattern_path(data_dir, frame, tiles)
     with build_lock(path, progress) as built_meanwhile:

@@ -15,8 +15,8 @@ from pathlib import Path
 import click
 
 from .board import make_goal
-from .catalog import (build_exact_file, build_pattern_file, check_name, exact_expect, exact_path, list_tables, load_checked,
-                      catalogue_tables, map_checked, pack_pattern_file, pattern_expect, pattern_path)
+from .catalog import (build_exact_file, build_memory, build_pattern_file, check_name, exact_expect, exact_path,
+                      list_tables, load_checked, catalogue_tables, map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
 from .datadir import resolve_data_dir
 from .errors import PuzzleError, TableError
@@ -115,10 +115,12 @@ def _spec_tables(frame: Frame, parts: tuple[Partition, ...], ddir: Path) -> tupl
 
 def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
     """What building the missing tables of groups costs, in words."""
-    todo = [_cost(frame, g) for g in groups if force or not pattern_path(ddir, frame, g).exists()]
+    missing = [g for g in groups if force or not pattern_path(ddir, frame, g).exists()]
+    todo = [_cost(frame, g) for g in missing]
     entries, disk = sum(e for e, _ in todo), sum(b for _, b in todo)
-    return (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, about "
-            f"{_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
+    memory = max((build_memory(frame.shape.n, g) for g in missing), default=0)
+    return (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, {memory / 2**30:.1f} GiB of memory at "
+            f"a time, about {_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
 
 
 def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:
@@ -132,7 +134,8 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
                 click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
-                           f"on disk, about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
+                           f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "
+                           f"about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
                 a = read_attrs(path)

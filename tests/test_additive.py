@@ -5,7 +5,7 @@ from patterndb import Frame, PatternError, Shape, make_goal
 from patterndb.additive import build_pattern
 from patterndb.catalog import build_pattern_file, load_pattern, pattern_path
 from patterndb.patterns import group_label, parse_partition
-from patterndb.ranking import rank_many
+from patterndb.ranking import num_placements, rank_many
 from patterndb.store import read_attrs
 
 from . import naive
@@ -109,6 +109,15 @@ def test_15puzzle_7_8_maxima(tmp_path):
     a, b = parse_partition("7-8", f)
     assert read_attrs(build_pattern_file(f, a, tmp_path))["max"] == 33
     assert read_attrs(build_pattern_file(f, b, tmp_path))["max"] == 38
+
+
+def test_a_7_tile_zero_aware_5x5_table_is_built_in_under_20_gb():
+    """Issue 27: a 5x5 7-tile zero-aware build (2.42e9 placements) fits this 24 GB machine: 5-byte
+    words, a byte of distance, and the encoding's codes and table (measured: docs/benchmarks.md)."""
+    from patterndb.catalog import build_memory
+
+    need = build_memory(25, (0, 1, 2, 5, 6, 7, 11, 12))
+    assert 6 * num_placements(25, 7) < need < 20e9
 
 
 def test_refuses_to_build_what_does_not_fit(tmp_path, monkeypatch):
