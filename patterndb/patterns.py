@@ -201,17 +201,20 @@ def is_named(spec: str, frame: Frame) -> bool:
     joined by '+' or '|')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
     sides = [_expand(side, frame) for side in race_spec(spec, frame).split("|")]
-    return all(isinstance(side, tuple) or all(p.strip().removeprefix("z") in named for p in side.split("+"))
+    return all(isinstance(side, tuple) or all(p.strip().removeprefix("z") in named or _expand(p, frame) != p
+                                              for p in side.split("+"))
                for side in sides)
 
 
 def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
-    """Partitions joined by '+' (names or explicit groups), or a catalogue's name: the
-    heuristic is the maximum over them. One partition is the plain additive heuristic."""
+    """Partitions joined by '+' (names, explicit groups or catalogues' names), or a
+    catalogue's name: the heuristic is the maximum over them. One partition is the plain additive heuristic."""
     spec = _expand(spec, frame)
     if isinstance(spec, tuple):
         return spec
-    parts = tuple(parse_partition(p, frame) for p in spec.split("+"))
+    parts: tuple[Partition, ...] = ()
+    for p in spec.split("+"):  # a catalogue's name among them stands for its partitions ("cr14+A/B/C/D")
+        parts += parse_catalog(p, frame) if _expand(p, frame) != p else (parse_partition(p, frame),)
     if len(set(parts)) != len(parts):
         raise PatternError(f"a partition appears twice in {spec!r}")
     return parts

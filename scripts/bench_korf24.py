@@ -40,7 +40,7 @@ def main() -> int:
         ap.error("give line numbers or --easiest N")
     lines = args.lines + EASIEST[: args.easiest or 0]
 
-    from patterndb import TableError
+    from patterndb import PatternError, TableError
     from solver.api import Options, make_plan, prepare, run
     from solver.batch import read_batch
 
@@ -50,7 +50,7 @@ def main() -> int:
     _, frame = prepare(entries[lines[0]].board, "blank-first")
     try:
         plan = make_plan(frame, opts)
-    except TableError as e:
+    except (PatternError, TableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     cluster = backend = None

@@ -40,6 +40,11 @@ def test_named_catalogues_and_the_pinwheel():
     assert is_named("max3", f5) and not is_named("max3", Frame.for_goal(make_goal(Shape(4, 4), "blank-first")))
     assert is_named("max2", f5) and is_named("z6-6-6-6+zpinwheel", f5) and is_named("best", f5)
     assert not is_named("6-6-6-6+1-6/7-12/13-18/19-24", f5)
+    # a catalogue's name among '+' parts stands for its partitions (issue 27's "cr14+A/B/C/D")
+    assert parse_catalog("max2+zblocks", f5) == (*parse_catalog("max2", f5), parse_partition("zblocks", f5))
+    assert is_named("max2+zblocks", f5) and not is_named("max2+1-6/7-12/13-18/19-24", f5)
+    with pytest.raises(PatternError, match="appears twice"):
+        parse_catalog("max3+zblocks", f5)
     f4 = Frame.for_goal(make_goal(Shape(4, 4), "blank-last"))
     assert parse_catalog("max2", f4) == parse_catalog("z7-8+6-6-3", f4)
     with pytest.raises(PatternError, match="pinwheel"):  # a name of another board
