@@ -129,3 +129,14 @@ def test_catalogue_on_15_puzzles(pdb_dir):
         assert sum(full_cat.values()) <= sum(full_one.values())
         fewer += sum(full_cat.values()) < sum(full_one.values())
     assert fewer >= 6
+
+
+def test_bench_korf24_says_a_bad_pattern_in_one_line(tmp_path):
+    """It gave a traceback (issue 27's experiments pass catalogues as specs)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "scripts/bench_korf24.py", "28", "--pattern", "cr14+1,2,x",
+                        "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+    assert r.stderr.startswith("error: bad tile group item 'x'")
