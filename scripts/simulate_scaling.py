@@ -24,11 +24,12 @@ Model (what is measured, what is estimated):
   `threads` (today's ThreadBackend): the queue in search order (biggest of the last
   iteration first, solver.search.subtree_order), the biggest subtrees cut into pieces
   (solver.search.pieces; modelled as equal pieces; --no-cut: none), each idle worker
-  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes;
-  --count-chunks: by count alone, as before); the first solution stops everyone at
-  once; a barrier ends each iteration.
+  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes, with the
+  floor of CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by
+  count alone, as before), each costing --chunk-cost seconds more; the first solution
+  stops everyone at once; a barrier ends each iteration.
   `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_queue
-  (the threads' chunks, none below the first's share of the work) submitted at once and
+  (a second of search each where the iteration is big enough) submitted at once and
   handed out in order, each costing --latency seconds more; the first solution stops the
   running tasks too (a Dask Event they watch); otherwise as threads. --count-chunks --no-cut:
   the backend before (len // (P * 16) subtrees a task, nothing cut).
@@ -37,8 +38,9 @@ Model (what is measured, what is estimated):
   in search order, each extra piece costing --split-cost; the solution is found in the
   piece that holds its place in the subtree.
 - --contention A slows every worker by 1 + A (P - 1) (shared memory bandwidth and caches;
-  0: ideal). A = 0.05 fits the 16-core figures of issue 26 (a complete iteration ran 4.9x
-  faster with 8x the threads).
+  0: ideal). On the 16-core Xeon, 16 independent one-thread processes each ran 16% slower
+  than one alone (A = 0.011); a chunk of the threads cost about 2 ms at -j 16 with the
+  chunks before the floor (the GIL), 0.04 ms at -j 2.
 """
 from __future__ import annotations
 
@@ -53,7 +55,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver.search.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
-from solver.search.work_queue import WorkQueue  # noqa: E402 (the driver's own chunking)
+from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
+from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
 from solver.cluster import task_queue  # noqa: E402 (the Dask backend's chunking; imports no Dask)
@@ -170,7 +173,10 @@ def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tupl
             sol = s / k + extra if i == it.found and j == k - 1 else -1.0
             out.append((s / k + extra, e // k + (e % k if j == 0 else 0), sol))
             weights.append(0.0 if w is None else w[i] / k)
-    return out, None if w is None or args.count_chunks else np.array(weights)
+    if w is None or args.count_chunks:
+        return out, None
+    weights = np.array(weights)  # as the driver gives them: scaled to the iteration's nodes
+    return out, weights * (it.nodes.sum() / max(1.0, weights.sum()))
 
 
 def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[float, int, float]:
@@ -185,7 +191,12 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
         chunks = [[u] for u in work]
     else:  # the threads' queue, or the Dask backend's (tasks submitted at once, handed out in order)
         idx = np.arange(len(work))
-        queue = task_queue(idx, weights, P) if scheduler == "dask" else WorkQueue(idx, weights, P)
+        rate = it.nodes.sum() / max(1e-9, sum(u[0] for u in work))  # one worker's nodes a second here
+        if scheduler == "dask":
+            queue = task_queue(idx, weights, P, rate)
+        else:
+            floor = 0.0 if args.no_floor else chunk_floor(weights, P, CHUNK_SECONDS, rate, CHUNKS_PER_WORKER)
+            queue = WorkQueue(idx, weights, P, floor=floor)
         chunks = []
         while len(queue):
             chunks.append([work[i] for i in queue.take()])
@@ -197,8 +208,7 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
         if solved_at is not None and t >= solved_at:
             heapq.heappush(free, (t, w))
             break
-        if scheduler == "dask":
-            t += args.latency
+        t += args.latency if scheduler == "dask" else args.chunk_cost
         for secs, e, sol in chunk:
             if sol >= 0:
                 started.append((t, t + sol, e))
@@ -239,6 +249,10 @@ def main() -> int:
     ap.add_argument("--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]")
     ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
     ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
+    ap.add_argument("--chunk-cost", type=float, default=0.0,
+                    help="threads: seconds each chunk costs its worker outside the search (the driver, the GIL) [0]")
+    ap.add_argument("--no-floor", action="store_true",
+                    help="threads: chunks without the floor of work_queue.chunk_floor (as before it)")
     ap.add_argument("--count-chunks", action="store_true",
                     help="chunks by count alone (the threads' and Dask's schedulers before chunks were sized by work)")
     ap.add_argument("--no-cut", action="store_true", help="threads: no subtree cut into pieces (as before pieces.py)")
@@ -264,6 +278,7 @@ def main() -> int:
     print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}"
           f"{' (no pieces)' if args.no_cut else ''}, "
           f"contention {args.contention}"
+          + (f", {args.chunk_cost} s a chunk{' (no floor)' if args.no_floor else ''}" if args.scheduler == "threads" else "")
           + (f", latency {args.latency} s" if args.scheduler == "dask" else "")
           + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))
     print(f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"

@@ -42,11 +42,13 @@ from patterndb.datadir import resolve_data_dir
 
 from .api import Options, Plan, make_plan
 from .search.parallel import Problem, Rows, StopFlag, run_chunk
-from .search.work_queue import WORK_SHARE, WorkQueue
+from .search.work_queue import WORK_SHARE, Rate, WorkQueue, chunk_floor
 from .solution import ClusterError
-from .search.subtrees import FOUND, STATUS
+from .search.subtrees import EXPANDED, FOUND, STATUS
 
 TASKS_PER_WORKER = 16  # without the subtrees' sizes, a task holds 1/(16 x worker threads) of them
+TASK_SECONDS = 1.0  # with their sizes, a task may always hold a second of a worker's search ...
+TASKS_PER_WORKER_MIN = 8  # ... but at most 1/(8 x worker threads) of the iteration
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.02  # seconds between the collector's looks at the stop flag
 STOP_POLL = 0.1  # seconds between a running task's asks whether the client has stopped it
@@ -312,18 +314,27 @@ class Cluster:
         self.close()
 
 
-def task_queue(indices: np.ndarray, weights: np.ndarray | None, jobs: int) -> WorkQueue:
+def task_queue(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate: float = Rate.GUESS) -> WorkQueue:
     """The queue a Dask iteration's tasks are cut from (scripts/simulate_scaling.py replays
-    it): the threads' chunks, none below the first's share of the work, and without the
-    subtrees' sizes 1/(TASKS_PER_WORKER x jobs) of them a task."""
+    it): the threads' chunks, but a task may always hold TASK_SECONDS of a worker's search at
+    `rate` nodes a second (at most 1/(TASKS_PER_WORKER_MIN x jobs) of the iteration) and never
+    less than the first chunk's share; without the subtrees' sizes, 1/(TASKS_PER_WORKER x jobs)
+    of them a task. A task costs tens of milliseconds more than a kernel call (a round trip
+    through the scheduler, which on a LocalCluster shares the client's process): line 37 on
+    local:16 (16 cores) took 1,442 tasks of 30 ms for its complete iteration and its workers
+    waited 41 ms between tasks."""
     count = max(1, jobs) * TASKS_PER_WORKER
-    return WorkQueue(indices, weights, jobs, max(1, -(-len(indices) // count)), 1 / (WORK_SHARE * max(1, jobs)))
+    floor = 0.0
+    if weights is not None:
+        floor = max(float(np.sum(weights)) / (WORK_SHARE * max(1, jobs)),
+                    chunk_floor(weights, jobs, TASK_SECONDS, rate, TASKS_PER_WORKER_MIN))
+    return WorkQueue(indices, weights, jobs, max(1, -(-len(indices) // count)), floor)
 
 
 class DaskBackend:
     """The Backend of search.parallel that runs chunks of subtrees (or their pieces) on a Dask
-    cluster: the chunks of a WorkQueue in search order, but none smaller than the first
-    (a task costs milliseconds more than a kernel call; without sizes, TASKS_PER_WORKER),
+    cluster: the chunks of task_queue in search order (a second of search each where the
+    iteration is big enough; a task costs tens of milliseconds more than a kernel call),
     all submitted at once with falling priorities, so the scheduler hands them out in
     search order as workers come free (no round trip to the client between tasks)."""
 
@@ -336,13 +347,14 @@ class DaskBackend:
         self.collector: threading.Thread | None = None
         self.error: BaseException | None = None
         self.stopped: str | None = None  # the Event that stopped the last iteration's running tasks
+        self.rate = Rate()  # one worker's nodes a second, as its tasks measured them
 
     def start(self, problem, paths, first, indices, bound, budget, stop: StopFlag, rows: Rows,
               weights: np.ndarray | None = None) -> None:
         distributed = _require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
         self.jobs = self._threads()  # (workers may have come or gone)
-        queue = task_queue(indices, weights, self.jobs)
+        queue = task_queue(indices, weights, self.jobs, self.rate.value)
         self.error = None
 
         chunks = []
@@ -369,6 +381,7 @@ class DaskBackend:
                     f = next(pending)
                     res, sol, worker, seconds = f.result()
                     now = time.monotonic()
+                    self.rate.add(int(res[:, EXPANDED].sum()), seconds)
                     rows.put(futures[f][: len(res)], res, sol, f"dask-{worker}", now - seconds, now)
                     if (res[:, STATUS] == FOUND).any():
                         break

@@ -66,7 +66,7 @@ def test_the_simulator_replays_a_one_thread_trace_exactly_at_one_worker(traced):
     _, its = sim.load(str(path))
     assert sum(it.serial_nodes for it in its) == sol.nodes_expanded
     args = type("A", (), {"contention": 0.0, "piece": 0.05, "split_cost": 0.0, "latency": 0.0, "count_chunks": False,
-                          "no_cut": False})()
+                          "no_cut": False, "no_floor": False, "chunk_cost": 0.0})()
     wall, nodes, _ = sim.simulate(its, "threads", 1, args)
     assert nodes == sol.nodes_expanded
     measured = sum(i["seconds"] for i in sol.iterations)

@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.search.work_queue import MAX_CHUNK, WORK_SHARE, WorkQueue, chunk_size
+from solver.search.work_queue import MAX_CHUNK, WORK_SHARE, Rate, WorkQueue, chunk_floor, chunk_size
 
 
 def drain(q):
@@ -14,21 +14,25 @@ def drain(q):
     return out
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 10**7), min_size=1, max_size=300), st.integers(1, 64), st.booleans())
-def test_every_subtree_once_in_order_and_chunks_within_their_limits(sizes, jobs, weighted):
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10**7), min_size=1, max_size=300), st.integers(1, 64), st.booleans(),
+       st.sampled_from([0.0, 1e5, 1e7, 1e12]))
+def test_every_subtree_once_in_order_and_chunks_within_their_limits(sizes, jobs, weighted, floor):
     indices = np.random.default_rng(len(sizes)).permutation(len(sizes))
     weights = np.array(sizes, dtype=np.float64)[indices] if weighted else None
-    q = WorkQueue(indices, weights, jobs)
+    q = WorkQueue(indices, weights, jobs, floor=floor)
     chunks = drain(q)
     assert np.concatenate(chunks).tolist() == indices.tolist()
     done = 0
     for c in chunks:
         left = len(indices) - done
-        assert 1 <= c.size <= min(chunk_size(left, jobs), MAX_CHUNK)
-        if weighted and c.size > 1:
+        assert 1 <= c.size <= (max(1, left // jobs) if weighted else chunk_size(left, jobs))
+        if weighted and c.size > 1:  # within the guided share of the work left, or the floor
             w = weights[done: done + c.size]
-            assert w.sum() <= weights[done:].sum() / (WORK_SHARE * jobs)
+            assert w.sum() <= max(weights[done:].sum() / (WORK_SHARE * jobs), floor) * (1 + 1e-9)
+        if weighted and c.size < max(1, left // jobs) and done + c.size < len(indices):
+            w = weights[done: done + c.size + 1]  # and as much as fits: the next one would not
+            assert w.sum() > max(weights[done:].sum() / (WORK_SHARE * jobs), floor) * (1 - 1e-9)
         done += c.size
 
 
@@ -38,6 +42,46 @@ def test_the_biggest_subtrees_at_the_head_go_out_one_at_a_time():
     weights = np.array([1.66e6, 1.48e6, 1.44e6] + [1.9e4] * 8657)
     q = WorkQueue(np.arange(weights.size), weights, 2)
     assert [q.take().tolist() for _ in range(3)] == [[0], [1], [2]]
-    assert q.take().size == MAX_CHUNK  # then the small ones, 16 at a time
+    share = weights[3:].sum() / (WORK_SHARE * 2)  # then the small ones, 1/128 of what is left a chunk
+    assert q.take().size == int(share // 1.9e4)
     q = WorkQueue(np.arange(weights.size), None, 2)  # by count alone: all three in the first chunk
     assert q.take().tolist() == list(range(MAX_CHUNK))
+    q = WorkQueue(np.arange(weights.size), weights, 2, floor=3.5e6)  # a floor above them: what fits under it
+    assert q.take().tolist() == [0, 1]
+
+
+def line37_like(n=8660, total=166e6, seed=0):
+    """Subtree sizes as skewed as line 37's complete iteration: biggest first, most tiny."""
+    w = np.sort(np.random.default_rng(seed).pareto(0.9, n))[::-1]
+    return w / w.sum() * total
+
+
+def test_the_floor_keeps_chunks_of_tiny_subtrees_from_costing_more_than_their_search():
+    """On 16 cores, line 37's complete iteration went out as 8,653 chunks of one subtree each
+    (median 1,532 nodes, under a millisecond) and the threads waited 2 ms between chunks."""
+    w = line37_like()
+    jobs = 16
+    bare = drain(WorkQueue(np.arange(w.size), w, jobs))
+    floor = chunk_floor(w, jobs, 0.05, 4e6, 16)
+    assert floor == 0.05 * 4e6  # 50 ms at 4 M nodes/s: under 1/256 of the iteration
+    floored = drain(WorkQueue(np.arange(w.size), w, jobs, floor=floor))
+    assert len(bare) > 2000 and len(floored) < len(bare) / 4
+    small = [c for c in floored if w[c].sum() < floor / 2]
+    assert len(small) < jobs * np.log(w.size)  # only guided self-scheduling's last chunks (by count) are small
+    assert all(w[c].sum() <= floor or c.size == 1 for c in floored)
+    big = np.flatnonzero(w > floor)
+    assert [c.tolist() for c in floored[: big.size]] == [[int(i)] for i in big]  # the big ones alone, in order
+
+
+def test_the_floor_is_a_share_of_a_small_iteration():
+    w = line37_like(total=2e6)
+    assert np.isclose(chunk_floor(w, 16, 0.05, 4e6, 16), 2e6 / 256)
+    assert chunk_floor(None, 16, 0.05, 4e6, 16) == 0.0
+
+
+def test_a_rate_is_a_low_guess_until_measured():
+    r = Rate()
+    assert r.value == Rate.GUESS
+    r.add(3_000_000, 0.5)
+    r.add(1_000_000, 0.5)
+    assert r.value == 4e6

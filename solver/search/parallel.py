@@ -31,13 +31,15 @@ from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
 from .pieces import Tally, cut, uncut
 from .subtree_order import search_order
-from .work_queue import WorkQueue
+from .work_queue import Rate, WorkQueue, chunk_floor
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
 INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
+CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
+CHUNKS_PER_WORKER = 16  # ... but at most 1/(16 jobs) of the iteration
 
 
 class StopFlag:
@@ -182,7 +184,7 @@ class Rows:
 
 class Backend(Protocol):
     """Runs the subtrees of one split iteration (paths is the Problem's frontier; indices in
-    search order, weights their expected work or None); start returns at once and works in
+    search order, weights their expected nodes in this iteration or None); start returns at once and works in
     the background."""
 
     jobs: int
@@ -213,9 +215,11 @@ class ThreadBackend:
         self.jobs = max(1, jobs)
         self.threads: list[threading.Thread] = []
         self.error: BaseException | None = None
+        self.rate = Rate()  # one thread's nodes a second, over every chunk this backend searched
 
     def start(self, problem, paths, first, indices, bound, budget, stop, rows, weights=None) -> None:
-        queue = WorkQueue(indices, weights, self.jobs)
+        floor = chunk_floor(weights, self.jobs, CHUNK_SECONDS, self.rate.value, CHUNKS_PER_WORKER)
+        queue = WorkQueue(indices, weights, self.jobs, floor=floor)
         lock = threading.Lock()
         spent = [0]
         self.error = None
@@ -241,9 +245,12 @@ class ThreadBackend:
                     return
                 started = time.monotonic()
                 res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
+                ended = time.monotonic()
+                expanded = int(res[:, EXPANDED].sum())
                 with lock:
-                    spent[0] += int(res[:, EXPANDED].sum())
-                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, time.monotonic())
+                    spent[0] += expanded
+                    self.rate.add(expanded, ended - started)
+                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, ended)
 
         self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
                         for i in range(min(self.jobs, len(indices)))]
@@ -345,7 +352,8 @@ class Driver:
             rows.put(order[: len(res)], res, sol, "main", started, time.monotonic())
             done = True
         else:
-            backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows, pieces.weights)
+            backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
+                          _expected(pieces.weights, state.last_sizes, estimate))
             done = False
         path: list[int] = []
         limit = False
@@ -415,6 +423,15 @@ class Driver:
         if complete:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+
+
+def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimate: float) -> np.ndarray | None:
+    """Each piece's expected nodes in this iteration: its share of the last complete split
+    iteration (weights) times the growth the driver expects (estimate over that iteration)."""
+    if weights is None or last_sizes is None:
+        return weights
+    last = float(last_sizes.sum())
+    return weights * (estimate / last) if estimate > 0 and last > 0 else weights
 
 
 def _estimate(iterations: list[Iteration]) -> float:
