@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B of one 24-puzzle search on many cores: a base tree against this one, run in turn.
 #
-#   git worktree add /tmp/base 078b875          # or any copy of the base's patterndb/ solver/ scripts/
+#   git worktree add /tmp/base 078b875          # or any copy of the base's patterndb/ solver/ scripts/ data/
 #   scripts/scaling_ab.sh /tmp/base [PATTERN]   # tables built; `solver compile` run in both trees
 #
 # Each round runs scripts/bench_korf24.py $LINES for the base, then for this tree, with
