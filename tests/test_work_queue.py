@@ -85,3 +85,14 @@ def test_a_rate_is_a_low_guess_until_measured():
     r.add(3_000_000, 0.5)
     r.add(1_000_000, 0.5)
     assert r.value == 4e6
+
+
+def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
+    from solver.search.parallel import _expected
+
+    last = np.array([600.0, 300.0, 100.0])
+    weights = last[[0, 2]]  # two subtrees left to search
+    assert np.allclose(_expected(weights, last, 8000.0), [4800.0, 800.0])  # growth 8
+    assert _expected(None, last, 8000.0) is None
+    assert _expected(weights, None, 8000.0) is weights
+    assert np.allclose(_expected(weights, last, 0.0), weights)
