@@ -28,7 +28,7 @@ Model (what is measured, what is estimated):
   floor of CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by
   count alone, as before), each costing --chunk-cost seconds more; the first solution
   stops everyone at once; a barrier ends each iteration.
-  `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_queue
+  `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_chunks
   (a second of search each where the iteration is big enough) submitted at once and
   handed out in order, each costing --latency seconds more; the first solution stops the
   running tasks too (a Dask Event they watch); otherwise as threads. --count-chunks --no-cut:
@@ -59,10 +59,10 @@ from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E40
 from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
-from solver.cluster import task_queue  # noqa: E402 (the Dask backend's chunking; imports no Dask)
+from solver.cluster import task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
-DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used task_queue: len // (P * 16) subtrees a task
+DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task
 
 
 @dataclass
@@ -193,13 +193,14 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
         idx = np.arange(len(work))
         rate = it.nodes.sum() / max(1e-9, sum(u[0] for u in work))  # one worker's nodes a second here
         if scheduler == "dask":
-            queue = task_queue(idx, weights, P, rate)
+            taken = task_chunks(idx, weights, P, rate)
         else:
             floor = 0.0 if args.no_floor else chunk_floor(weights, P, CHUNK_SECONDS, rate, CHUNKS_PER_WORKER)
             queue = WorkQueue(idx, weights, P, floor=floor)
-        chunks = []
-        while len(queue):
-            chunks.append([work[i] for i in queue.take()])
+            taken = []
+            while len(queue):
+                taken.append(queue.take())
+        chunks = [[work[i] for i in c] for c in taken]
     free = [(0.0, w) for w in range(P)]  # (time the worker is free, worker)
     solved_at = None
     started: list[tuple[float, float, int]] = []  # (start, end, nodes) of every unit started

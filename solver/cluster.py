@@ -46,9 +46,10 @@ from .search.work_queue import WORK_SHARE, Rate, WorkQueue, chunk_floor
 from .solution import ClusterError
 from .search.subtrees import EXPANDED, FOUND, STATUS
 
-TASKS_PER_WORKER = 16  # without the subtrees' sizes, a task holds 1/(16 x worker threads) of them
+UNSIZED_TASKS_PER_WORKER = 4  # without the subtrees' sizes: equal tasks, 4 a worker thread ...
+MIN_UNSIZED_TASKS = 32  # ... and at least 32 in all
 TASK_SECONDS = 1.0  # with their sizes, a task may always hold a second of a worker's search ...
-TASKS_PER_WORKER_MIN = 8  # ... but at most 1/(8 x worker threads) of the iteration
+TASKS_PER_WORKER = 8  # ... but at most 1/(8 x worker threads) of the iteration
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.02  # seconds between the collector's looks at the stop flag
 STOP_POLL = 0.1  # seconds between a running task's asks whether the client has stopped it
@@ -314,26 +315,35 @@ class Cluster:
         self.close()
 
 
-def task_queue(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate: float = Rate.GUESS) -> WorkQueue:
-    """The queue a Dask iteration's tasks are cut from (scripts/simulate_scaling.py replays
-    it): the threads' chunks, but a task may always hold TASK_SECONDS of a worker's search at
-    `rate` nodes a second (at most 1/(TASKS_PER_WORKER_MIN x jobs) of the iteration) and never
-    less than the first chunk's share; without the subtrees' sizes, 1/(TASKS_PER_WORKER x jobs)
-    of them a task. A task costs tens of milliseconds more than a kernel call (a round trip
-    through the scheduler, which on a LocalCluster shares the client's process): line 37 on
-    local:16 (16 cores) took 1,442 tasks of 30 ms for its complete iteration and its workers
-    waited 41 ms between tasks."""
-    count = max(1, jobs) * TASKS_PER_WORKER
-    floor = 0.0
-    if weights is not None:
-        floor = max(float(np.sum(weights)) / (WORK_SHARE * max(1, jobs)),
-                    chunk_floor(weights, jobs, TASK_SECONDS, rate, TASKS_PER_WORKER_MIN))
-    return WorkQueue(indices, weights, jobs, max(1, -(-len(indices) // count)), floor)
+def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate: float = Rate.GUESS) -> list[np.ndarray]:
+    """The tasks of a Dask iteration, in search order (scripts/simulate_scaling.py replays them).
+
+    With the subtrees' expected sizes: the threads' chunks (work_queue), but a task may always
+    hold TASK_SECONDS of a worker's search at `rate` nodes a second (at most 1/(TASKS_PER_WORKER
+    x jobs) of the iteration) and never less than the first chunk's share. A task costs tens of
+    milliseconds more than a kernel call, and the scheduler (on a LocalCluster, in the client's
+    process) handles one at a time: line 37 on local:16 (16 cores) took 1,442 tasks of 30 ms for
+    its complete iteration, and its workers waited 41 ms between tasks.
+
+    Without them (the first split iteration): UNSIZED_TASKS_PER_WORKER x jobs tasks (at least
+    MIN_UNSIZED_TASKS) of equal counts. Counted out by guided self-scheduling, line 28's first
+    split iteration (5.2 M nodes) was 470 tasks on local:16, mostly of a few subtrees at its end,
+    and took 3.7 s: each worker waited 2.4 s for its first task."""
+    if weights is None:
+        count = min(len(indices), max(MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER * max(1, jobs)))
+        return [c for c in np.array_split(np.asarray(indices, dtype=np.int64), max(1, count)) if c.size]
+    floor = max(float(np.sum(weights)) / (WORK_SHARE * max(1, jobs)),
+                chunk_floor(weights, jobs, TASK_SECONDS, rate, TASKS_PER_WORKER))
+    queue = WorkQueue(indices, weights, jobs, floor=floor)
+    chunks = []
+    while len(queue):
+        chunks.append(queue.take())
+    return chunks
 
 
 class DaskBackend:
     """The Backend of search.parallel that runs chunks of subtrees (or their pieces) on a Dask
-    cluster: the chunks of task_queue in search order (a second of search each where the
+    cluster: the chunks of task_chunks in search order (a second of search each where the
     iteration is big enough; a task costs tens of milliseconds more than a kernel call),
     all submitted at once with falling priorities, so the scheduler hands them out in
     search order as workers come free (no round trip to the client between tasks)."""
@@ -354,12 +364,8 @@ class DaskBackend:
         distributed = _require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
         self.jobs = self._threads()  # (workers may have come or gone)
-        queue = task_queue(indices, weights, self.jobs, self.rate.value)
+        chunks = task_chunks(indices, weights, self.jobs, self.rate.value)
         self.error = None
-
-        chunks = []
-        while len(queue):
-            chunks.append(queue.take())
         if self.stopped is not None:  # the last stopped iteration's tasks have seen it by now
             distributed.Event(self.stopped, self.client).clear()
             self.stopped = None

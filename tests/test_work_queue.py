@@ -96,3 +96,28 @@ def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
     assert _expected(None, last, 8000.0) is None
     assert _expected(weights, None, 8000.0) is weights
     assert np.allclose(_expected(weights, last, 0.0), weights)
+
+
+def test_dask_tasks_without_sizes_are_few_and_equal():
+    """Counted out by guided self-scheduling, line 28's first split iteration on local:16 was
+    470 tasks, most of a few subtrees, and each worker waited 2.4 s for its first."""
+    from solver.cluster import MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER, task_chunks
+
+    order = np.random.default_rng(1).permutation(8660)
+    for jobs in (1, 2, 16, 64):
+        chunks = task_chunks(order, None, jobs)
+        assert np.concatenate(chunks).tolist() == order.tolist()
+        assert len(chunks) == max(MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER * jobs)
+        assert max(c.size for c in chunks) - min(c.size for c in chunks) <= 1
+    assert [c.tolist() for c in task_chunks(np.arange(5), None, 16)] == [[0], [1], [2], [3], [4]]
+
+
+def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
+    from solver.cluster import TASK_SECONDS, TASKS_PER_WORKER, task_chunks
+
+    w = line37_like()
+    chunks = task_chunks(np.arange(w.size), w, 16, rate=4e6)
+    assert np.concatenate(chunks).tolist() == list(range(w.size))
+    floor = min(TASK_SECONDS * 4e6, w.sum() / (TASKS_PER_WORKER * 16))
+    assert all(w[c].sum() <= floor * (1 + 1e-9) or c.size == 1 for c in chunks)
+    assert len(chunks) < 2 * w.sum() / floor + 16 * np.log(w.size)  # the floor's, and the last few by count
