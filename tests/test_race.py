@@ -122,3 +122,24 @@ def test_a_race_named_best_is_the_default_where_both_sides_are_built(pdb_dir, ra
 def test_a_race_named_best_on_a_cluster_backend_searches_with_its_first_side(pdb_dir, race_named):
     sol = solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, control=Control(backend=ThreadBackend(1)))
     assert sol.length == LENGTH and sol.race is None and sol.heuristic == "pdb 5-5-5 + reflection"
+
+
+def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatch):
+    """The strong leg's wall-clock limit passed during the very iteration that won it the
+    race (its tables read from a cold disk: wall far above CPU). The race's own stop must not
+    end the winner's search: `best` on line 46 ended with "stopped at its time limit" after 2 s."""
+    import time
+    from types import SimpleNamespace
+
+    import solver.search.race as race_module
+
+    # the strong leg's limit computed as long past: every iteration it runs asks for a stop
+    monkeypatch.setattr(race_module, "time", SimpleNamespace(monotonic=lambda: -1e9, process_time=time.process_time))
+    stop = StopFlag()
+    cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
+    d_cheap, d_strong = drivers([cheap, strong], stop)
+    r = race(d_cheap, d_strong, ("blind", "5-5-5"), stop, seconds=0.05)
+    assert r.winner == 1 and r.outcome is None
+    assert not stop.requested  # the race's own limit, cleared
+    out = d_strong.run(r.state)
+    assert out.status == "found" and len(out.path) - 1 == LENGTH

@@ -119,10 +119,15 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
     finally:
         strong.deadline, strong.listener = saved
     second = _leg(names[1], other, time.process_time() - c1)
+    # The race's own limits (CPU, or the leg's wall clock before the search's deadline) are
+    # cleared whoever wins: the strong leg may finish the deciding bound just as its limit
+    # passes (its tables read from a cold disk: wall far above CPU), and the winner must go on.
+    own = stop.reason in (None, "race") or (stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline))
+    if own:
+        stop.clear()
     if other.iterations and other.iterations[-1].bound >= first.bound and second.seconds <= first.seconds:
         return Race(1, other, None, [first, second])
-    if stop.reason in (None, "race") or (stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)):
-        stop.clear()  # the race's own limit, not the search's
+    if own:
         return Race(0, state, None, [first, second])
     return Race(0, state, Outcome(stop.reason, [], state), [first, second])
 
