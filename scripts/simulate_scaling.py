@@ -196,10 +196,7 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
             taken = task_chunks(idx, weights, P, rate)
         else:
             floor = 0.0 if args.no_floor else chunk_floor(weights, P, CHUNK_SECONDS, rate, CHUNKS_PER_WORKER)
-            queue = WorkQueue(idx, weights, P, floor=floor)
-            taken = []
-            while len(queue):
-                taken.append(queue.take())
+            taken = WorkQueue(idx, weights, P, floor=floor).chunks()
         chunks = [[work[i] for i in c] for c in taken]
     free = [(0.0, w) for w in range(P)]  # (time the worker is free, worker)
     solved_at = None

@@ -334,11 +334,7 @@ def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate
         return [c for c in np.array_split(np.asarray(indices, dtype=np.int64), max(1, count)) if c.size]
     floor = max(float(np.sum(weights)) / (WORK_SHARE * max(1, jobs)),
                 chunk_floor(weights, jobs, TASK_SECONDS, rate, TASKS_PER_WORKER))
-    queue = WorkQueue(indices, weights, jobs, floor=floor)
-    chunks = []
-    while len(queue):
-        chunks.append(queue.take())
-    return chunks
+    return WorkQueue(indices, weights, jobs, floor=floor).chunks()
 
 
 class DaskBackend:

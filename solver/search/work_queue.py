@@ -33,9 +33,9 @@ MAX_CHUNK = 16  # subtrees per chunk at most where their sizes are unknown
 WORK_SHARE = 64  # a chunk holds at most 1 / (WORK_SHARE * jobs) of the expected work left (or floor)
 
 
-def chunk_size(remaining: int, jobs: int, max_chunk: int = MAX_CHUNK) -> int:
+def chunk_size(remaining: int, jobs: int) -> int:
     """Guided self-scheduling by count: big chunks while there is much left, single subtrees at the end."""
-    return max(1, min(max_chunk, remaining // (4 * jobs)))
+    return max(1, min(MAX_CHUNK, remaining // (4 * jobs)))
 
 
 def chunk_floor(weights: np.ndarray | None, jobs: int, seconds: float, rate: float, per_worker: int) -> float:
@@ -49,14 +49,11 @@ def chunk_floor(weights: np.ndarray | None, jobs: int, seconds: float, rate: flo
 class WorkQueue:
     """The queue of one split iteration (not thread-safe: callers hold a lock around take)."""
 
-    def __init__(self, indices: np.ndarray, weights: np.ndarray | None, jobs: int, max_chunk: int = MAX_CHUNK,
-                 floor: float = 0.0) -> None:
+    def __init__(self, indices: np.ndarray, weights: np.ndarray | None, jobs: int, floor: float = 0.0) -> None:
         """indices: frontier subtrees in search order; weights: their expected work (nodes), or
-        None where unknown; max_chunk: subtrees a chunk at most where weights are unknown;
-        floor: expected work a chunk may always hold (chunk_floor)."""
+        None where unknown; floor: expected work a chunk may always hold (chunk_floor)."""
         self.indices = np.asarray(indices, dtype=np.int64)
         self.jobs = max(1, jobs)
-        self.max_chunk = max_chunk
         self.head = 0
         self.floor = floor
         self.cum = None if weights is None else np.cumsum(np.asarray(weights, dtype=np.float64))
@@ -70,7 +67,7 @@ class WorkQueue:
         if n == 0:
             return self.indices[start:start]
         if self.cum is None:
-            end = start + chunk_size(n, self.jobs, self.max_chunk)
+            end = start + chunk_size(n, self.jobs)
         else:
             before = self.cum[start - 1] if start else 0.0
             limit = max((self.cum[-1] - before) / (WORK_SHARE * self.jobs), self.floor)
@@ -78,6 +75,13 @@ class WorkQueue:
             end = min(max(end, start + 1), start + max(1, n // self.jobs))  # (guided by count too: weights may lie)
         self.head = end
         return self.indices[start:end]
+
+    def chunks(self) -> list[np.ndarray]:
+        """Every chunk left, in order (for a backend that submits them all at once: Dask)."""
+        out = []
+        while len(self):
+            out.append(self.take())
+        return out
 
 
 class Rate:
