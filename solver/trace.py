@@ -13,8 +13,8 @@ whole unsplit iteration as subtree 0), with each subtree's status (0 found,
 1 searched to the end, 2 node limit, 3 stopped, 4 pruned above the frontier),
 its expanded and generated nodes (for the found subtree: up to the solution)
 and the goal's depth. Times are seconds since the trace began, on this
-process's monotonic clock (a Dask chunk's start is its end less the time the
-worker measured). scripts/simulate_scaling.py replays a trace for any number
+process's monotonic clock (a Dask chunk's start is taken on the worker's wall
+clock, its end is that plus the seconds it measured). scripts/simulate_scaling.py replays a trace for any number
 of workers.
 
 A trace that cannot be written (disk full) is reported once and dropped; it
