@@ -50,6 +50,7 @@ UNSIZED_TASKS_PER_WORKER = 4  # without the subtrees' sizes: equal tasks, 4 a wo
 MIN_UNSIZED_TASKS = 32  # ... and at least 32 in all
 TASK_SECONDS = 1.0  # with their sizes, a task may always hold a second of a worker's search ...
 TASKS_PER_WORKER = 8  # ... but at most 1/(8 x worker threads) of the iteration
+IN_FLIGHT_PER_WORKER = 4  # tasks submitted and not yet returned, per worker thread
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.005  # seconds between the collector's looks for results and at the stop flag
 STOP_POLL = 0.01  # seconds between a worker's looks whether its running tasks have been cancelled
@@ -305,8 +306,10 @@ class Cluster:
         # bounds them together (each had its own, so a slow scheduler took up to three).
         end = time.monotonic() + timeout
         probe(address, timeout)
-        # (its "failed to reconnect" when the scheduler goes away: ClusterError says it in one line)
+        # (its "failed to reconnect" when the scheduler goes away, and the traceback of a result
+        # being fetched just then: ClusterError says it in one line)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
         try:
             self.client = distributed.Client(address, timeout=max(1.0, end - time.monotonic()))
         except (OSError, TimeoutError) as e:
@@ -386,9 +389,10 @@ def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate
 class DaskBackend:
     """The Backend of search.parallel that runs chunks of subtrees (or their pieces) on a Dask
     cluster: the chunks of task_chunks in search order (a second of search each where the
-    iteration is big enough; a task costs tens of milliseconds more than a kernel call),
-    all submitted at once with falling priorities, so the scheduler hands them out in
-    search order as workers come free (no round trip to the client between tasks)."""
+    iteration is big enough; a task costs milliseconds more than a kernel call), submitted
+    with falling priorities IN_FLIGHT_PER_WORKER a worker ahead of the results, so the
+    scheduler hands them out in search order as workers come free and each worker has its
+    next task queued (no round trip to the client between tasks)."""
 
     cuts = True  # a task carries its paths: pieces as well as frontier subtrees
 
@@ -407,19 +411,32 @@ class DaskBackend:
         self.jobs = self._threads()  # (workers may have come or gone)
         chunks = task_chunks(indices, weights, self.jobs, self.rate.value)
         self.error = None
-        # In search order: the scheduler hands out the highest priority first. Each task may
-        # spend the whole remaining budget: the total can overshoot by what runs at once.
-        futures = {self.client.submit(run_task, self.spec, tiles, paths[c], first[c], bound, budget,
-                                      pure=False, priority=-i): c for i, c in enumerate(chunks)}
+        # with_results: each result is fetched as its task ends, many at once. Fetched one by
+        # one (f.result()), each took about 2 ms of round trips through the client's event
+        # loop: on local:16, line 37's iterations of 249 tasks ended 0.6 s after their last
+        # task had, the first one (64 tasks, new connections) 1.1 s after.
+        pending = distributed.as_completed(with_results=True)
+        futures: dict = {}
+        ahead = max(1, IN_FLIGHT_PER_WORKER * self.jobs)
+
+        def submit() -> None:
+            """Tasks in search order (the scheduler hands out the highest priority first), at
+            most `ahead` unfinished at a time: enough that no worker waits, few enough that the
+            scheduler never holds hundreds to cancel at a solution (on local:16 the next
+            board's first tasks waited up to 0.9 s while it did). Each task may spend the
+            whole remaining budget: the total can overshoot by what runs at once."""
+            while len(futures) < len(chunks) and pending.count() < ahead:
+                i = len(futures)
+                f = self.client.submit(run_task, self.spec, tiles, paths[chunks[i]], first[chunks[i]], bound, budget,
+                                       pure=False, priority=-i)
+                futures[f] = chunks[i]
+                pending.add(f)
+
+        submit()
 
         def collect() -> None:
-            # with_results: each result is fetched as its task ends, many at once. Fetched one
-            # by one (f.result()), each took about 2 ms of round trips through the client's
-            # event loop: on local:16, line 37's iterations of 249 tasks ended 0.6 s after
-            # their last task had, the first one (64 tasks, new connections) 1.1 s after.
-            pending = distributed.as_completed(list(futures), with_results=True)
             try:
-                while stop.flag[0] == 0 and not pending.is_empty():
+                while stop.flag[0] == 0 and not (pending.is_empty() and len(futures) == len(chunks)):
                     if not pending.has_ready():
                         if self.client.status in ("closing", "closed"):  # gave up reconnecting
                             raise self._lost_error()
@@ -436,6 +453,7 @@ class DaskBackend:
                     rows.put(futures[f][: len(res)], res, sol, f"dask-{worker}", start, start + seconds)
                     if (res[:, STATUS] == FOUND).any():
                         break
+                    submit()
             except BaseException as e:  # surfaced to the driver by wait()
                 self.error = self._lost_error() if _lost(self.client) or isinstance(e, OSError) else e
             finally:
