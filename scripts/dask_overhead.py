@@ -84,7 +84,8 @@ def main() -> None:
                 for _ in distributed.as_completed(futures, with_results=True):
                     pass
                 beyond = (time.perf_counter() - t) * args.workers / n - WORK
-                print(f"round {r + 1}: {fn.__name__ + ' tasks':<20} {beyond * 1e3:6.2f} ms a task beyond its {WORK * 1e3:.0f} ms of work")
+                print(f"round {r + 1}: {fn.__name__ + ' tasks':<20} {beyond * 1e3:6.2f} ms a task "
+                      f"beyond its {WORK * 1e3:.0f} ms of work")
 
 
 if __name__ == "__main__":

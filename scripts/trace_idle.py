@@ -44,7 +44,8 @@ def report(path: str) -> list[str]:
                 gaps += sum(max(0.0, spans[i + 1][0] - spans[i][1]) for i in range(len(spans) - 1))
             between = max(1, len(chunks) - len(by_worker))
             out.append(f"{r['iteration']:>5} {r['expanded'] / 1e6:>8.1f}M {t1 - t0:>7.2f} {len(chunks):>6} "
-                       f"{len(by_worker):>7} {busy:>7.2f} {head:>6.2f} {gaps:>6.2f} {gaps / between * 1e3:>6.1f} {tail:>6.2f}")
+                       f"{len(by_worker):>7} {busy:>7.2f} {head:>6.2f} {gaps:>6.2f} "
+                       f"{gaps / between * 1e3:>6.1f} {tail:>6.2f}")
     return out
 
 

@@ -19,9 +19,10 @@ fails the task instead of giving a wrong answer. A worker that dies loses
 only its tasks, which Dask runs again elsewhere. On a solution, a signal or
 a time-out the queued tasks are cancelled and the running ones stopped
 (each worker sees its tasks cancelled in its own state): they free their
-workers within hundredths of a second, not when their chunk would have ended. A scheduler that goes away
-ends the search with ClusterError once the client gives up reconnecting
-(--cluster-timeout); a batch prints the boards it finished first.
+workers within hundredths of a second, not when their chunk would have
+ended. A scheduler that goes away ends the search with ClusterError once the
+client gives up reconnecting (--cluster-timeout); a batch prints the boards
+it finished first.
 """
 from __future__ import annotations
 
