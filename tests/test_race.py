@@ -138,8 +138,10 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     stop = StopFlag()
     cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
     d_cheap, d_strong = drivers([cheap, strong], stop)
-    r = race(d_cheap, d_strong, ("blind", "5-5-5"), stop, seconds=0.05)
-    assert r.winner == 1 and r.outcome is None
+    # (seconds: enough of the blind leg's CPU that the strong leg's one iteration, about 0.02 s,
+    # wins by a wide margin: with 0.05 the blind leg stopped after 0.019 s on a loaded machine)
+    r = race(d_cheap, d_strong, ("blind", "5-5-5"), stop, seconds=0.5)
+    assert r.winner == 1 and r.outcome is None, r.legs
     assert not stop.requested  # the race's own limit, cleared
     out = d_strong.run(r.state)
     assert out.status == "found" and len(out.path) - 1 == LENGTH
