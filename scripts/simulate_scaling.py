@@ -29,9 +29,10 @@ Model (what is measured, what is estimated):
   count alone, as before), each costing --chunk-cost seconds more; the first solution
   stops everyone at once; a barrier ends each iteration.
   `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_chunks
-  (a second of search each where the iteration is big enough) submitted at once and
-  handed out in order, each costing --latency seconds more; the first solution stops the
-  running tasks too (a Dask Event they watch); otherwise as threads. --count-chunks --no-cut:
+  (a second of search each where the iteration is big enough) handed out in order (the
+  backend keeps a few a worker submitted ahead: the same order), each costing --latency
+  seconds more; the first solution stops the running tasks too (the client cancels them);
+  otherwise as threads. --count-chunks --no-cut:
   the backend before (len // (P * 16) subtrees a task, nothing cut).
   `split` (a model of issue 26's work splitting, NOT what the solver does today): a
   subtree longer than --piece seconds is searched as pieces of at most --piece seconds

@@ -215,7 +215,7 @@ def run_task(spec: Spec, tiles: tuple[int, ...], paths: np.ndarray, first: np.nd
     finally:
         if key is not None:
             _running.remove(key)
-    return res, sol, _worker_name(), time.perf_counter() - started, began
+    return res, sol, "" if worker is None else str(worker.name), time.perf_counter() - started, began
 
 
 def _current_task():
@@ -268,14 +268,6 @@ class _Running:
 
 
 _running = _Running()
-
-
-def _worker_name() -> str:
-    try:
-        import distributed
-        return str(distributed.get_worker().name)
-    except (ImportError, ValueError):
-        return ""
 
 
 class Cluster:
@@ -370,10 +362,11 @@ def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate
 
     With the subtrees' expected sizes: the threads' chunks (work_queue), but a task may always
     hold TASK_SECONDS of a worker's search at `rate` nodes a second (at most 1/(TASKS_PER_WORKER
-    x jobs) of the iteration) and never less than the first chunk's share. A task costs tens of
-    milliseconds more than a kernel call, and the scheduler (on a LocalCluster, in the client's
-    process) handles one at a time: line 37 on local:16 (16 cores) took 1,442 tasks of 30 ms for
-    its complete iteration, and its workers waited 41 ms between tasks.
+    x jobs) of the iteration) and never less than the first chunk's share. A task costs a few
+    milliseconds more than a kernel call (tens before results were fetched as tasks end and
+    stops read from the worker's own state), and the scheduler (on a LocalCluster, in the
+    client's process) handles one at a time: line 37 on local:16 (16 cores) took 1,442 tasks of
+    30 ms for its complete iteration, and its workers waited 41 ms between tasks.
 
     Without them (the first split iteration): UNSIZED_TASKS_PER_WORKER x jobs tasks (at least
     MIN_UNSIZED_TASKS) of equal counts. Counted out by guided self-scheduling, line 28's first

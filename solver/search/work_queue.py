@@ -77,7 +77,7 @@ class WorkQueue:
         return self.indices[start:end]
 
     def chunks(self) -> list[np.ndarray]:
-        """Every chunk left, in order (for a backend that submits them all at once: Dask)."""
+        """Every chunk left, in order (for a backend that cuts them all before it submits any: Dask)."""
         out = []
         while len(self):
             out.append(self.take())
