@@ -22,7 +22,7 @@ from .datadir import resolve_data_dir
 from .errors import PuzzleError, TableError
 from .frame import Frame
 from .geometry import Shape
-from .machines import KIND, default_depth, is_machine_file, load_or_build, machine_attrs, machine_path, verify_machine
+from .machines import KIND, default_depth, is_machine_file, load_default, machine_attrs, machine_path, verify_machine
 from . import zeroaware
 from .rebuild import prove, prove_machine
 from .patterns import (CATALOGUES, NAMED, RACES, Partition, catalog_groups, group_label, is_named, is_zero_aware,
@@ -70,10 +70,9 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
                        f"{_plan(frame, groups, ddir, force)}", err=True)
         for spec in specs:
             _build_spec(frame, spec, ddir, force, quiet)
-        depth = default_depth(shape)
-        if depth > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
-            load_or_build(shape, depth, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
-            click.echo(str(machine_path(ddir, shape, depth)))
+        if default_depth(shape) > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
+            machine = load_default(shape, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
+            click.echo(str(machine_path(ddir, shape, machine.depth)))
         return
     path = exact_path(ddir, frame)
     if not force and _cached(path, exact_expect(frame), quiet):

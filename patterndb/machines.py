@@ -1,6 +1,6 @@
 """Move-pruning machines (movefsm) cached on disk beside the tables.
 
-A machine takes seconds to build (a 5x5 machine of depth 14 about 10 s) and
+A machine takes seconds to build (a 5x5 machine of depth 16 about 15 s) and
 is the same for every board of a shape, so it is built once and kept in the
 data directory as moves-RxC-dN.h5: datasets `transitions` and `start`, with
 attributes that describe them and a crc32 over both. A machine that prunes a
@@ -28,14 +28,13 @@ from .store import atomic, hdf5_writer, plain, remember, remembered
 
 FORMAT_VERSION = 1
 KIND = "move-fsm"
-DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 4 minutes, 2.6 M states)
+DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s and 1.9 GB, 2.6 M states)
 # The depth IDA* uses unless told, by measurement: on 4x4 (Korf's 100, 7-8) depths 12, 14
-# and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 (four of
-# Korf-Felner's 24-puzzles, 6-6-6-6) 14 and 16 keep 47% and 43% in 20.8 and 25.0 s. On
-# the 10 easiest 24-puzzles (2 threads, runs in turn) 16 against 14 took 199 s against 183 s
-# with 6-6-6-6 but 158 and 152 s against 178 and 169 s with `best` (zero-aware), 8.7% fewer
-# nodes; the machine takes 97 s to build (14: 11 s), so 5x5 keeps 14 unless told.
-DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 14}
+# and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 with `best`
+# (2 threads, docs/benchmarks.md) 16 against 14 took 0.82x the time on Korf-Felner's five
+# hard boards and 0.84x on the 20 easiest (9-13% fewer nodes). The 5x5 machine of depth 16
+# takes about 15 s and 1 GB to build (14: 2 s); where it does not fit, 14 serves.
+DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 16}
 
 _memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)
 
@@ -223,16 +222,38 @@ def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterat
     yield False
 
 
+class TooBig(TableError):
+    """A machine whose build would not fit in the memory at hand; why says so without advice."""
+
+    def __init__(self, why: str, advice: str) -> None:
+        super().__init__(f"{why}: {advice}")
+        self.why = why
+
+
+def load_default(shape: Shape, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:
+    """This shape's machine of its default depth (load_or_build); where that one is not kept
+    and its build would not fit in the memory at hand, the deepest shallower one that does,
+    said in one line."""
+    depth = default_depth(shape)
+    while True:
+        try:
+            return load_or_build(shape, depth, data_dir, log)
+        except TooBig as e:
+            if depth <= 4:
+                raise
+            log(f"{e.why}: pruning to depth {depth - 2} instead")
+            depth -= 2
+
+
 def check_build(shape: Shape, depth: int) -> float:
-    """Refuse, before it starts, a build that would not fit in the memory at hand (4x4 at
-    depth 20 took 15 GB and 286 s); returns its estimated seconds."""
+    """Refuse, before it starts, a build that would not fit in the memory at hand (TooBig;
+    4x4 at depth 20 once took 15 GB); returns its estimated seconds."""
     cost = build_cost(shape, depth)
     free = available_memory()
     if free >= 0 and cost.bytes > free:
-        raise TableError(
-            f"the {shape} move-pruning machine of depth {depth} would need about {cost.bytes / 2**30:.1f} GiB "
-            f"to build and {free / 2**30:.1f} GiB is available: choose a smaller depth "
-            f"(the default is {default_depth(shape)})")
+        why = (f"the {shape} move-pruning machine of depth {depth} would need about {cost.bytes / 2**30:.1f} GiB "
+               f"to build and {free / 2**30:.1f} GiB is available")
+        raise TooBig(why, f"choose a smaller depth (the default is {default_depth(shape)})")
     return cost.seconds
 
 

@@ -33,9 +33,6 @@ from .jit import njit
 
 from .geometry import Shape
 
-_WORDS = 4  # hash keys: a tag word and three words of 5-bit cells (25 cells at most)
-
-
 class MoveMachine(NamedTuple):
     """The pruning machine of one board shape, up to forbidden paths of `depth` moves."""
 
@@ -45,121 +42,143 @@ class MoveMachine(NamedTuple):
     forbidden: np.ndarray  # (depth + 1,) int64: forbidden paths found per length
 
 
+_EMPTY = np.uint64(0)  # an empty hash slot: no effect's key is (0, 0), as no two cells hold the same label
+
+
 @njit(cache=True, inline="always")
-def _hash(key):
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for w in key:
-        h = (h ^ w) * np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
+def _hash(k0, k1):
+    h = (k0 ^ np.uint64(0x9E3779B97F4A7C15)) * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(31)
+    h = (h ^ k1) * np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(29)
     return h
 
 
-@njit(cache=True)
-def _slot(keys, used, key):
-    """The slot holding key, or the empty slot where it belongs (linear probing)."""
+@njit(cache=True, inline="always")
+def _find(keys, k0, k1):
+    """The slot holding (k0, k1), or the empty slot where it belongs (linear probing)."""
     mask = np.uint64(keys.shape[0] - 1)
-    i = _hash(key) & mask
-    while used[i]:
-        same = True
-        for j in range(_WORDS):
-            if keys[i, j] != key[j]:
-                same = False
-                break
-        if same:
+    i = _hash(k0, k1) & mask
+    while True:
+        a, b = keys[i, 0], keys[i, 1]
+        if (a == k0 and b == k1) or (a == _EMPTY and b == _EMPTY):
             return i
         i = (i + np.uint64(1)) & mask
-    return i
 
 
 @njit(cache=True)
-def _grow(keys, used):
-    big = np.zeros((keys.shape[0] * 2, _WORDS), dtype=np.uint64)
-    bused = np.zeros(keys.shape[0] * 2, dtype=np.bool_)
+def _grow(keys):
+    big = np.zeros((keys.shape[0] * 2, 2), dtype=np.uint64)
     for i in range(keys.shape[0]):
-        if used[i]:
-            j = _slot(big, bused, keys[i])
-            big[j] = keys[i]
-            bused[j] = True
-    return big, bused
+        if keys[i, 0] != _EMPTY or keys[i, 1] != _EMPTY:
+            j = _find(big, keys[i, 0], keys[i, 1])
+            big[j, 0], big[j, 1] = keys[i, 0], keys[i, 1]
+    return big
 
 
 @njit(cache=True, inline="always")
-def _pack(tag, values, count, key):
-    """key = (tag, values[0:count] at 5 bits each)."""
-    key[:] = 0
-    key[0] = np.uint64(tag)
-    for i in range(count):
-        w = 1 + i // 12
-        key[w] |= np.uint64(values[i]) << np.uint64(5 * (i % 12))
+def _field(p):
+    """(word, shift) of cell p's 5-bit label in an effect's key; cell 24 is left out (a
+    permutation's last label follows from the others), so word 2 means "not kept"."""
+    return p // 12, np.uint64(5 * (p % 12))
+
+
+@njit(cache=True, inline="always")
+def _set(k0, k1, p, old, new):
+    """The key with cell p's label changed from old to new."""
+    w, sh = _field(p)
+    x = np.uint64(old ^ new) << sh
+    if w == 0:
+        return k0 ^ x, k1
+    if w == 1:
+        return k0, k1 ^ x
+    return k0, k1
+
+
+@njit(cache=True)
+def _replay(nbrs, code, length, board, tf, af):
+    """Walk the path code (start cell in bits 0-4, then 2 bits a move) on an identity
+    board: leaves the board it makes in board; returns (end cell, state in the automaton
+    (tf, af), key of (start, board))."""
+    n = nbrs.shape[0]
+    s = np.int64(code & np.uint64(31))
+    for c in range(n):
+        board[c] = c
+    cell, state = s, af[s]
+    for i in range(length):
+        d = np.int64((code >> np.uint64(5 + 2 * i)) & np.uint64(3))
+        c = nbrs[cell, d]
+        board[cell] = board[c]
+        board[c] = s
+        cell = c
+        state = tf[state, d]
+    k0 = np.uint64(s & 15) << np.uint64(60)
+    k1 = np.uint64(s >> 4) << np.uint64(60)
+    for p in range(min(n, 24)):
+        k0, k1 = _set(k0, k1, p, 0, board[p])
+    return cell, state, k0, k1
 
 
 @njit(cache=True)
 def _search(nbrs, depth):
     """Breadth-first search over blank paths from every cell, all start cells a
-    level at a time. Returns the forbidden paths as (cells[m, depth + 1], length[m]) and
-    the number of live paths (kept to be extended) per length."""
+    level at a time. Returns the forbidden paths as (cells[m, depth + 1], length[m]), the
+    number of live paths (kept to be extended) per length, and the most live paths of the
+    last length from one start cell.
+
+    A path is a 64-bit code (its start cell, then 2 bits a move) and its board is
+    replayed from it when it is extended; its effect is a 128-bit key (the start cell and
+    24 cells' labels) in one open-addressing hash. A path is extended only if no proper
+    suffix is forbidden: each level's Aho-Corasick automaton over the forbidden paths
+    found so far (all shorter than the level) answers that with one transition a move.
+    The last level's paths are kept only while their start cell's are searched (no later
+    level compares with them; equal effects share a start cell): a small second hash."""
     n = nbrs.shape[0]
-    # the live paths of the current level: their cells and the board they leave
-    paths = np.empty((n, depth + 1), dtype=np.int8)
-    boards = np.empty((n, n), dtype=np.int8)
-    for s in range(n):
-        paths[s, 0] = s
-        for c in range(n):
-            boards[s, c] = c
-    seen_k = np.zeros((1 << 12, _WORDS), dtype=np.uint64)  # effects: (start, board)
-    seen_u = np.zeros(1 << 12, dtype=np.bool_)
-    bad_k = np.zeros((1 << 10, _WORDS), dtype=np.uint64)  # forbidden paths: (length, cells)
-    bad_u = np.zeros(1 << 10, dtype=np.bool_)
-    seen = 0
-    bad = 0
-    key = np.zeros(_WORDS, dtype=np.uint64)
-    for s in range(n):
-        _pack(s, boards[s], n, key)
-        i = _slot(seen_k, seen_u, key)
-        seen_k[i] = key
-        seen_u[i] = True
-        seen += 1
+    keys = np.zeros((1 << 12, 2), dtype=np.uint64)
+    stored = 0
+    board = np.empty(n, dtype=np.int64)
     out_cells = np.empty((1024, depth + 1), dtype=np.int8)
     out_len = np.empty(1024, dtype=np.int64)
     nout = 0
-    board = np.empty(n, dtype=np.int8)
+    tf, af = _automaton(nbrs, out_cells[:0], out_len[:0])
+    codes = np.arange(n).astype(np.uint64)
+    for s in range(n):  # the empty paths: each start's identity board
+        _, _, k0, k1 = _replay(nbrs, codes[s], 0, board, tf, af)
+        i = _find(keys, k0, k1)
+        keys[i, 0], keys[i, 1] = k0, k1
+        stored += 1
     live = np.zeros(depth + 1, dtype=np.int64)
     live[0] = n
+    widest = 0  # the most last-level paths of one start cell
     for level in range(1, depth + 1):
-        m = paths.shape[0]
-        nxt_paths = np.empty((4 * m, depth + 1), dtype=np.int8)
-        nxt_boards = np.empty((4 * m, n), dtype=np.int8)
+        m = codes.shape[0]
+        last = level == depth
+        nxt = np.empty(0 if last else 4 * m, dtype=np.uint64)
+        mine = np.zeros((1 << 12, 2), dtype=np.uint64)  # the last level: this start cell's effects
+        mine_stored, mine_start = 0, -1
         k = 0
+        found = nout
         for i in range(m):
-            b = paths[i, level - 1]
+            code = codes[i]
+            s = np.int64(code & np.uint64(31))
+            b, state, p0, p1 = _replay(nbrs, code, level - 1, board, tf, af)
+            if last and s != mine_start:  # (a level's paths come grouped by start cell)
+                mine[:] = 0
+                mine_stored, mine_start = 0, s
+            widest = max(widest, mine_stored)
             for d in range(4):
                 c = nbrs[b, d]
-                if c < 0:
+                if c < 0 or tf[state, d] < 0:  # off the board, or a proper suffix is forbidden
                     continue
-                nxt_paths[k, :level] = paths[i, :level]
-                nxt_paths[k, level] = c
-                # a proper suffix already forbidden: not minimal, not extended
-                pruned = False
-                for j in range(1, level - 1):
-                    _pack(level - j, nxt_paths[k, j:level + 1], level + 1 - j, key)
-                    if bad_u[_slot(bad_k, bad_u, key)]:
-                        pruned = True
-                        break
-                if pruned:
-                    continue
-                board[:] = boards[i]
-                board[b] = board[c]
-                board[c] = paths[i, 0]  # the blank is the start cell's label
-                _pack(paths[i, 0], board, n, key)
-                slot = _slot(seen_k, seen_u, key)
-                if seen_u[slot]:  # an earlier path has this effect: forbidden
-                    _pack(level, nxt_paths[k], level + 1, key)
-                    slot = _slot(bad_k, bad_u, key)
-                    bad_k[slot] = key
-                    bad_u[slot] = True
-                    bad += 1
-                    if 2 * bad > bad_k.shape[0]:
-                        bad_k, bad_u = _grow(bad_k, bad_u)
+                k0, k1 = _set(p0, p1, b, s, board[c])  # the blank (labelled s) and the tile on c swap
+                k0, k1 = _set(k0, k1, c, board[c], s)
+                child = code | (np.uint64(d) << np.uint64(5 + 2 * (level - 1)))
+                slot = _find(keys, k0, k1)
+                seen = keys[slot, 0] != _EMPTY or keys[slot, 1] != _EMPTY
+                if last and not seen:
+                    slot = _find(mine, k0, k1)
+                    seen = mine[slot, 0] != _EMPTY or mine[slot, 1] != _EMPTY
+                if seen:  # an earlier path has this effect: forbidden
                     if nout == out_len.size:
                         more = np.empty((2 * nout, depth + 1), dtype=np.int8)
                         more[:nout] = out_cells
@@ -167,21 +186,31 @@ def _search(nbrs, depth):
                         more_len = np.empty(2 * nout, dtype=np.int64)
                         more_len[:nout] = out_len
                         out_len = more_len
-                    out_cells[nout] = nxt_paths[k]
+                    cell = s
+                    out_cells[nout, 0] = cell
+                    for j in range(level):
+                        cell = nbrs[cell, np.int64((child >> np.uint64(5 + 2 * j)) & np.uint64(3))]
+                        out_cells[nout, j + 1] = cell
                     out_len[nout] = level
                     nout += 1
                     continue
-                seen_k[slot] = key
-                seen_u[slot] = True
-                seen += 1
-                if 2 * seen > seen_k.shape[0]:
-                    seen_k, seen_u = _grow(seen_k, seen_u)
-                nxt_boards[k] = board
                 k += 1
-        paths = nxt_paths[:k].copy()
-        boards = nxt_boards[:k].copy()
+                if last:  # kept only to find this level's later duplicates: no level comes after
+                    mine[slot, 0], mine[slot, 1] = k0, k1
+                    mine_stored += 1
+                    if 10 * mine_stored > 7 * mine.shape[0]:
+                        mine = _grow(mine)
+                    continue
+                keys[slot, 0], keys[slot, 1] = k0, k1
+                stored += 1
+                if 10 * stored > 7 * keys.shape[0]:
+                    keys = _grow(keys)
+                nxt[k - 1] = child
         live[level] = k
-    return out_cells[:nout], out_len[:nout], live
+        codes = nxt[:k]
+        if nout > found and not last:
+            tf, af = _automaton(nbrs, out_cells[:nout], out_len[:nout])
+    return out_cells[:nout], out_len[:nout], live, max(widest, mine_stored)
 
 
 @njit(cache=True)
@@ -272,7 +301,9 @@ def undo_machine(shape: Shape) -> MoveMachine:
 
 
 PROBE_DEPTH = 10  # a search this deep takes well under a second on 5x5
-SECONDS_PER_PATH = 3e-6  # measured: 1.1-1.7 us per live path on 4x4 and 5x5 at depths 12-16 (2-core VM)
+SECONDS_PER_PATH = 0.6e-6  # measured: 0.17-0.32 us per live path on 4x4 and 5x5 at depths 14-16 (2-core VM); doubled
+LOAD = 0.7  # the most a hash is filled before it doubles
+NODE_BYTES = 120  # the automaton's arrays per trie node (a forbidden path's move), at most
 
 
 class BuildCost(NamedTuple):
@@ -283,25 +314,36 @@ class BuildCost(NamedTuple):
     seconds: float
 
 
+def _hash_bytes(entries: float) -> int:
+    """A hash of 16-byte slots holding entries, with its half-size predecessor (held while it grows)."""
+    slots = 1 << 12
+    while entries > LOAD * slots:
+        slots *= 2
+    return 16 * slots * 3 // 2
+
+
 def build_cost(shape: Shape, depth: int) -> BuildCost:
     """The cost of build(shape, depth), from a search of at most PROBE_DEPTH moves: the live
     paths of the lengths beyond it are extrapolated with the last growth factor seen (which
     only falls with length: 1.95-2.02 per move on 4x4, 2.24-2.31 on 5x5, below 1 once a
-    small board's effects run out). Memory: the hash of effects (33 bytes a slot, at least
-    twice as many slots as paths, the old and new tables both held while it grows) and the
-    longest level's paths with their next level's four times as many."""
+    small board's effects run out), and so are the share of the last length's paths that
+    one start cell holds (it falls with length) and the forbidden paths per live path.
+    Memory, all added up: the hash of the effects of every length but the last, the last
+    length's hash of one start cell, two levels of 8-byte path codes (4 a parent), and the
+    automaton over the forbidden paths."""
     probe = min(depth, PROBE_DEPTH)
-    live = [float(x) for x in _search(shape.neighbours, probe)[2]]
+    _, lengths, counts, widest = _search(shape.neighbours, probe)
+    live = [float(x) for x in counts]
     growth = live[-1] / live[-2] if live[-2] else 0.0
+    share = widest / live[-1] if live[-1] else 1.0
+    forbidden = float((lengths == probe).sum()) / live[-1] if live[-1] else 0.0
     while len(live) <= depth:
         live.append(live[-1] * growth)
     paths = int(sum(live))
-    slots = 1 << 12
-    while 2 * paths > slots:
-        slots *= 2
-    row = depth + 1 + shape.n
-    level = max((5 * a + b) * row for a, b in zip(live, live[1:]))
-    return BuildCost(paths, int(1.5 * 33 * slots + level), SECONDS_PER_PATH * paths)
+    hashes = _hash_bytes(sum(live[:depth])) + _hash_bytes(share * live[depth])
+    levels = max(32 * (a + b) for a, b in zip([0.0] + live, live[:depth]))
+    automaton = NODE_BYTES * depth * (forbidden * live[depth] + len(lengths))
+    return BuildCost(paths, int(hashes + levels + automaton), SECONDS_PER_PATH * paths)
 
 
 def build(shape: Shape, depth: int) -> MoveMachine:
@@ -311,7 +353,7 @@ def build(shape: Shape, depth: int) -> MoveMachine:
     if depth == 2:
         return undo_machine(shape)
     nbrs = shape.neighbours
-    cells, lengths, _ = _search(nbrs, depth)
+    cells, lengths, _, _ = _search(nbrs, depth)
     transitions, start = _automaton(nbrs, cells, lengths)
     forbidden = np.bincount(lengths, minlength=depth + 1).astype(np.int64)
     return MoveMachine(transitions, start, depth, forbidden)

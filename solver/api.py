@@ -24,7 +24,7 @@ from patterndb import Board, BoardError, Frame, TableError, make_goal, parse_boa
 from patterndb.board import check_solvable
 from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.datadir import resolve_data_dir
-from patterndb.machines import DEPTH_MAX, default_depth, load_or_build
+from patterndb.machines import DEPTH_MAX, load_default, load_or_build
 from patterndb.movefsm import MoveMachine
 from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog,
                                 parse_partition, pattern_tiles, race_spec)
@@ -279,10 +279,14 @@ def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
             raise BoardError(f"{what} must be a whole number of at least {low}, got {value!r}")
     if opts.timeout is not None and not opts.timeout > 0:
         raise BoardError(f"the timeout must be more than 0 seconds, got {opts.timeout!r}")
-    depth = default_depth(frame.shape) if opts.prune is None else opts.prune
-    if not 2 <= depth <= DEPTH_MAX:
-        raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
-    machine = load_or_build(frame.shape, depth if algorithm == "idastar" else 2, ddir, log)
+    if opts.prune is not None and not 2 <= opts.prune <= DEPTH_MAX:
+        raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {opts.prune}")
+    if algorithm != "idastar":
+        machine = load_or_build(frame.shape, 2, ddir, log)
+    elif opts.prune is None:
+        machine = load_default(frame.shape, ddir, log)
+    else:
+        machine = load_or_build(frame.shape, opts.prune, ddir, log)
     return Plan(frame, algorithm, h, opts, machine, time.perf_counter() - started, rival)
 
 
