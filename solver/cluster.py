@@ -29,10 +29,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -270,6 +272,22 @@ class _Running:
 _running = _Running()
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """SIGINT ignored while a LocalCluster starts its worker processes: they inherit that (an
+    ignored signal stays ignored across exec, and Python then leaves it so), so a terminal's
+    Ctrl-C, sent to the whole process group, reaches this process alone: it stops the search and
+    closes the cluster, where each worker used to print a KeyboardInterrupt traceback. (A Ctrl-C
+    in those 1-2 s is lost; a worker the nanny restarts later does not inherit it.)"""
+    hold = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if hold else None
+    try:
+        yield
+    finally:
+        if hold:
+            signal.signal(signal.SIGINT, old)
+
+
 class Cluster:
     """A connection to a Dask scheduler (or a LocalCluster started here); close() when done."""
 
@@ -291,8 +309,9 @@ class Cluster:
             # comm while it shuts down) would flood stderr; a failure is said by ClusterError.
             for name in ("distributed", "asyncio", "tornado"):
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-            self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                    dashboard_address=None, silence_logs=logging.CRITICAL)
+            with _ctrl_c_held():
+                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                        dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = distributed.Client(self.cluster)
             return
         # One deadline for the probe, the connection and the wait for workers: --cluster-timeout
