@@ -42,6 +42,7 @@ class MoveMachine(NamedTuple):
     forbidden: np.ndarray  # (depth + 1,) int64: forbidden paths found per length
 
 
+FILL, OF = 7, 10  # an effects hash doubles once filled past 7/10 (whole numbers: the kernel compares ints)
 _EMPTY = np.uint64(0)  # an empty hash slot: no effect's key is (0, 0), as no two cells hold the same label
 
 
@@ -66,14 +67,36 @@ def _find(keys, k0, k1):
         i = (i + np.uint64(1)) & mask
 
 
+@njit(cache=True, inline="always")
+def _taken(keys, slot):
+    return keys[slot, 0] != _EMPTY or keys[slot, 1] != _EMPTY
+
+
 @njit(cache=True)
 def _grow(keys):
     big = np.zeros((keys.shape[0] * 2, 2), dtype=np.uint64)
     for i in range(keys.shape[0]):
-        if keys[i, 0] != _EMPTY or keys[i, 1] != _EMPTY:
+        if _taken(keys, i):
             j = _find(big, keys[i, 0], keys[i, 1])
             big[j, 0], big[j, 1] = keys[i, 0], keys[i, 1]
     return big
+
+
+@njit(cache=True, inline="always")
+def _put(keys, slot, k0, k1, stored):
+    """Store (k0, k1) in the empty slot _find gave; returns (the hash, doubled once it is
+    filled past FILL/OF, and its count)."""
+    keys[slot, 0], keys[slot, 1] = k0, k1
+    stored += 1
+    if OF * stored > FILL * keys.shape[0]:
+        keys = _grow(keys)
+    return keys, stored
+
+
+@njit(cache=True, inline="always")
+def _move(code, i):
+    """The i-th move (0 U, 1 D, 2 L, 3 R) of a path code: its start cell in bits 0-4, then 2 bits a move."""
+    return np.int64((code >> np.uint64(5 + 2 * i)) & np.uint64(3))
 
 
 @njit(cache=True, inline="always")
@@ -106,7 +129,7 @@ def _replay(nbrs, code, length, board, tf, af):
         board[c] = c
     cell, state = s, af[s]
     for i in range(length):
-        d = np.int64((code >> np.uint64(5 + 2 * i)) & np.uint64(3))
+        d = _move(code, i)
         c = nbrs[cell, d]
         board[cell] = board[c]
         board[c] = s
@@ -144,9 +167,7 @@ def _search(nbrs, depth):
     codes = np.arange(n).astype(np.uint64)
     for s in range(n):  # the empty paths: each start's identity board
         _, _, k0, k1 = _replay(nbrs, codes[s], 0, board, tf, af)
-        i = _find(keys, k0, k1)
-        keys[i, 0], keys[i, 1] = k0, k1
-        stored += 1
+        keys, stored = _put(keys, _find(keys, k0, k1), k0, k1, stored)
     live = np.zeros(depth + 1, dtype=np.int64)
     live[0] = n
     widest = 0  # the most last-level paths of one start cell
@@ -163,9 +184,9 @@ def _search(nbrs, depth):
             s = np.int64(code & np.uint64(31))
             b, state, p0, p1 = _replay(nbrs, code, level - 1, board, tf, af)
             if last and s != mine_start:  # (a level's paths come grouped by start cell)
+                widest = max(widest, mine_stored)
                 mine[:] = 0
                 mine_stored, mine_start = 0, s
-            widest = max(widest, mine_stored)
             for d in range(4):
                 c = nbrs[b, d]
                 if c < 0 or tf[state, d] < 0:  # off the board, or a proper suffix is forbidden
@@ -174,10 +195,10 @@ def _search(nbrs, depth):
                 k0, k1 = _set(k0, k1, c, board[c], s)
                 child = code | (np.uint64(d) << np.uint64(5 + 2 * (level - 1)))
                 slot = _find(keys, k0, k1)
-                seen = keys[slot, 0] != _EMPTY or keys[slot, 1] != _EMPTY
+                seen = _taken(keys, slot)
                 if last and not seen:
                     slot = _find(mine, k0, k1)
-                    seen = mine[slot, 0] != _EMPTY or mine[slot, 1] != _EMPTY
+                    seen = _taken(mine, slot)
                 if seen:  # an earlier path has this effect: forbidden
                     if nout == out_len.size:
                         more = np.empty((2 * nout, depth + 1), dtype=np.int8)
@@ -189,22 +210,16 @@ def _search(nbrs, depth):
                     cell = s
                     out_cells[nout, 0] = cell
                     for j in range(level):
-                        cell = nbrs[cell, np.int64((child >> np.uint64(5 + 2 * j)) & np.uint64(3))]
+                        cell = nbrs[cell, _move(child, j)]
                         out_cells[nout, j + 1] = cell
                     out_len[nout] = level
                     nout += 1
                     continue
                 k += 1
                 if last:  # kept only to find this level's later duplicates: no level comes after
-                    mine[slot, 0], mine[slot, 1] = k0, k1
-                    mine_stored += 1
-                    if 10 * mine_stored > 7 * mine.shape[0]:
-                        mine = _grow(mine)
+                    mine, mine_stored = _put(mine, slot, k0, k1, mine_stored)
                     continue
-                keys[slot, 0], keys[slot, 1] = k0, k1
-                stored += 1
-                if 10 * stored > 7 * keys.shape[0]:
-                    keys = _grow(keys)
+                keys, stored = _put(keys, slot, k0, k1, stored)
                 nxt[k - 1] = child
         live[level] = k
         codes = nxt[:k]
@@ -302,7 +317,6 @@ def undo_machine(shape: Shape) -> MoveMachine:
 
 PROBE_DEPTH = 10  # a search this deep takes well under a second on 5x5
 SECONDS_PER_PATH = 0.6e-6  # measured: 0.17-0.32 us per live path on 4x4 and 5x5 at depths 14-16 (2-core VM); doubled
-LOAD = 0.7  # the most a hash is filled before it doubles
 NODE_BYTES = 120  # the automaton's arrays per trie node (a forbidden path's move), at most
 
 
@@ -317,7 +331,7 @@ class BuildCost(NamedTuple):
 def _hash_bytes(entries: float) -> int:
     """A hash of 16-byte slots holding entries, with its half-size predecessor (held while it grows)."""
     slots = 1 << 12
-    while entries > LOAD * slots:
+    while OF * entries > FILL * slots:
         slots *= 2
     return 16 * slots * 3 // 2
 
