@@ -197,9 +197,14 @@ def cached_race(frame: Frame, data_dir: Path, reflect: bool) -> tuple[Heuristic,
     if "|" not in spec:
         return None
     try:
-        return tuple(_pdb_named(frame, side, data_dir, reflect) for side in spec.split("|"))
+        return _race_sides(frame, spec.split("|"), data_dir, reflect)
     except TableError:
         return None
+
+
+def _race_sides(frame: Frame, specs: list[str], data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic]:
+    """A race's two heuristics, loaded from their specs (cheaper per node first)."""
+    return tuple(_pdb_named(frame, spec, data_dir, reflect) for spec in specs)
 
 
 def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
@@ -241,7 +246,7 @@ def _race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str) -> t
         raise BoardError(f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}")
     if opts.heuristic not in (None, "pdb") or opts.pdb_files:
         raise BoardError(f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb")
-    return tuple(_pdb_named(frame, spec, data_dir, opts.reflect) for spec in specs)
+    return _race_sides(frame, specs, data_dir, opts.reflect)
 
 
 def make_plan(frame: Frame, opts: Options, log: Log = _quiet) -> Plan:
