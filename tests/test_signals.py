@@ -58,7 +58,6 @@ def test_signal_stops_within_a_second_with_a_valid_json_answer(sig, code):
     assert f"no solution is shorter than {d['lower_bound']} moves" in err
 
 
-
 @pytest.mark.parametrize("group", [False, True], ids=["to-solver", "to-the-process-group"])
 def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
     """Issue 29: with --scheduler local:2, Ctrl-C took 4.6 s to end the search (the README says
@@ -86,6 +85,7 @@ def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
     assert d["iterations"][-1]["bound"] > d["iterations"][0]["bound"], d["iterations"]
     assert took < 1.5, f"took {took:.2f} s to stop"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
 
 def test_ctrl_c_in_a_batch_cancels_the_queue_and_prints_what_finished(tmp_path):
     f = tmp_path / "b.txt"
