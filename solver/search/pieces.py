@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .aot import kernels
 from .moves import NO_BOUND
-from .subtrees import frontier
 
 SHARE = 32  # cut subtrees bigger than 1 / (SHARE * jobs) of the last iteration's nodes
 MAX_PIECES = 256  # pieces of one subtree at most
@@ -96,7 +96,7 @@ def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, cou
     for a, b in zip(path[:-1], path[1:]):
         d = int(np.flatnonzero(nbrs[a] == b)[0])
         state = fsm[state, d]
-    sub, _ = frontier(fsm, nbrs, int(state), int(path[-1]), count)
+    sub, _ = kernels().frontier(fsm, nbrs, int(state), int(path[-1]), count)
     return [np.concatenate([path[:-1], s[s >= 0]]) for s in sub]
 
 
