@@ -37,7 +37,7 @@ from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
 from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity, saved_heuristic
 from .progress import Fanout
-from .search.parallel import SPLIT_NODES, Backend, Listener
+from .search.parallel import SPLIT_NODES, Backend, Listener, default_jobs
 from .search.race import Race, race
 from .solution import NodeLimitReached, SearchStopped, Solution
 from .trace import Trace
@@ -92,11 +92,6 @@ class Control:
     split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
     log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
     trace: Path | None = None  # a file to record every chunk of subtrees in (solver.trace)
-
-
-def default_jobs() -> int:
-    """Every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @dataclass(frozen=True)

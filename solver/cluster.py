@@ -8,21 +8,24 @@
         run(board, plan, Control(backend=c.backend(plan)))
 
 Only the subtrees of big (split) iterations go to the cluster; small
-iterations run here. A task is a chunk of subtrees at one bound, sent as
-their paths (frontier subtrees, or pieces of the biggest: search.pieces),
-taken from the same work queue as the threads' and in the same order; it
-returns the same result rows as the threaded search, so node counts and
-answers are the same. Each worker process loads the tables once (from the
-same data directory or --pdb paths, which must exist on every worker) and
-checks their checksums against the client's, so a worker with other tables
-fails the task instead of giving a wrong answer. A worker that dies loses
-only its tasks, which Dask runs again elsewhere. On a solution, a signal or
-a time-out the queued tasks are cancelled and the running ones stopped
-(each worker sees its tasks cancelled in its own state): they free their
-workers within hundredths of a second, not when their chunk would have
-ended. A scheduler that goes away ends the search with ClusterError once the
-client gives up reconnecting (--cluster-timeout); a batch prints the boards
-it finished first.
+iterations run here: those searched from the root on one thread, and split
+ones expected to take at most NEARBY_SECONDS on this machine's threads on
+those threads (a Dask iteration costs tenths of a second beside its search:
+submitting, the scheduler's pace, the workers' first tasks). A task is a
+chunk of subtrees at one bound, sent as their paths (frontier subtrees, or
+pieces of the biggest: search.pieces), taken from the same work queue as the
+threads' and in the same order; it returns the same result rows as the
+threaded search, so node counts and answers are the same. Each worker
+process loads the tables once (from the same data directory or --pdb paths,
+which must exist on every worker) and checks their checksums against the
+client's, so a worker with other tables fails the task instead of giving a
+wrong answer. A worker that dies loses only its tasks, which Dask runs again
+elsewhere. On a solution, a signal or a time-out the queued tasks are
+cancelled and the running ones stopped (each worker sees its tasks cancelled
+in its own state): they free their workers within hundredths of a second,
+not when their chunk would have ended. A scheduler that goes away ends the
+search with ClusterError once the client gives up reconnecting
+(--cluster-timeout); a batch prints the boards it finished first.
 """
 from __future__ import annotations
 
@@ -53,6 +56,7 @@ UNSIZED_TASKS_PER_WORKER = 4  # without the subtrees' sizes: equal tasks, 4 a wo
 MIN_UNSIZED_TASKS = 32  # ... and at least 32 in all
 TASK_SECONDS = 1.0  # with their sizes, a task may always hold a second of a worker's search ...
 TASKS_PER_WORKER = 8  # ... but at most 1/(8 x worker threads) of the iteration
+NEARBY_SECONDS = 1.0  # split iterations expected to take at most this on the client's threads run there
 IN_FLIGHT_PER_WORKER = 4  # tasks submitted and not yet returned, per worker thread
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 POLL = 0.005  # seconds between the collector's looks for results and at the stop flag
@@ -350,8 +354,10 @@ class Cluster:
                 said = True
             time.sleep(0.2)
 
-    def backend(self, plan: Plan) -> "DaskBackend":
-        """The backend that searches boards of this plan (its frame, its heuristic) on the cluster."""
+    def backend(self, plan: Plan, nearby_seconds: float = NEARBY_SECONDS) -> "DaskBackend":
+        """The backend that searches boards of this plan (its frame, its heuristic) on the cluster;
+        split iterations expected to take at most nearby_seconds on this machine's threads run
+        on them instead (0: every split iteration on the cluster)."""
         options = dataclasses.replace(  # paths as the client sees them, absolute
             plan.options, data_dir=resolve_data_dir(plan.options.data_dir).absolute(),
             pdb_files=tuple(p.absolute() for p in plan.options.pdb_files))
@@ -361,7 +367,7 @@ class Cluster:
             self.client.run(warm, spec, wait=False)
         except Exception:
             pass
-        return DaskBackend(self.client, spec)
+        return DaskBackend(self.client, spec, nearby_seconds)
 
     def close(self) -> None:
         """Close the client (and the LocalCluster started here)."""
@@ -409,8 +415,9 @@ class DaskBackend:
 
     cuts = True  # a task carries its paths: pieces as well as frontier subtrees
 
-    def __init__(self, client, spec: Spec) -> None:
+    def __init__(self, client, spec: Spec, nearby_seconds: float = NEARBY_SECONDS) -> None:
         self.client, self.spec = client, spec
+        self.nearby_seconds = nearby_seconds  # read by the driver (search.parallel.Driver._split_backend)
         self.address = client.scheduler.address
         self.jobs = self._threads()
         self.collector: threading.Thread | None = None

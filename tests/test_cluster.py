@@ -1,4 +1,5 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
+import json
 import os
 import signal
 
@@ -22,10 +23,23 @@ def cluster():
         yield c
 
 
-def solve_on(cluster, board, goal, split_nodes=0, listener=None, **opts):
+def solve_on(cluster, board, goal, split_nodes=0, listener=None, nearby_seconds=0.0, trace=None, **opts):
+    """Every split iteration on the cluster unless nearby_seconds says otherwise (by default
+    a small one runs on this machine's threads, and these boards are small)."""
     b, frame = prepare(board, goal)
     plan = make_plan(frame, Options(algorithm="idastar", **opts))
-    return run(b, plan, Control(backend=cluster.backend(plan), split_nodes=split_nodes, listener=listener))
+    return run(b, plan, Control(backend=cluster.backend(plan, nearby_seconds), split_nodes=split_nodes,
+                                listener=listener, trace=trace))
+
+
+def chunk_workers(trace):
+    """{bound: the set of who searched its chunks ('ida-N' threads here, 'dask-...' workers)}."""
+    out = {}
+    for line in open(trace):
+        r = json.loads(line)
+        if "chunk" in r:
+            out.setdefault(r["bound"], set()).add(r["worker"].split("-")[0])
+    return out
 
 
 @pytest.mark.parametrize("i", [0, 2, 3])
@@ -47,6 +61,22 @@ def test_small_iterations_here_big_ones_on_the_cluster(cluster):
     assert [it["subtrees"] for it in d.iterations][0] == 1 and d.iterations[-1]["subtrees"] > 1
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(serial.iterations)
+
+
+def test_iterations_expected_small_run_on_the_threads_here_the_rest_on_the_cluster(cluster, tmp_path):
+    """nearby_seconds: a split iteration expected to take at most that on this machine's threads
+    runs on them. With a threshold of a nanosecond only the first split iteration (nothing
+    expected yet: split_nodes 0) qualifies; with 0 none does. The counts are the serial ones."""
+    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
+    strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
+    for nearby, first_on in ((1e-9, {"ida"}), (0.0, {"dask"})):
+        trace = tmp_path / f"{nearby}.jsonl"
+        d = solve_on(cluster, board, "blank-first", heuristic="manhattan", nearby_seconds=nearby, trace=trace)
+        assert d.length == serial.length == want and strip(d.iterations) == strip(serial.iterations)
+        workers = chunk_workers(trace)
+        bounds = sorted(workers)
+        assert workers[bounds[0]] == first_on and all(workers[b] == {"dask"} for b in bounds[1:]), workers
 
 
 def test_5x5_scramble(cluster, rng):

@@ -330,3 +330,27 @@ def assert_kernel_counts(p, its, kernel):
                 assert c in p.nbrs[a]
                 board[a], board[c] = board[c], 0
             assert depth == bound and np.array_equal(board, p.goal)
+
+
+def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_here():
+    """A backend with nearby_seconds (Dask) gets only the split iterations expected to take
+    longer than that on this machine's threads, at the threads' measured rate, else the last
+    root iteration's, else the low guess; a backend without it gets every one."""
+    from solver.search.parallel import Iteration
+    from solver.search.work_queue import Rate
+
+    class Far:
+        nearby_seconds, jobs, cuts = 1.0, 8, True
+
+    far = Far()
+    p, _ = problem(korf(0)[0], heuristic="manhattan")
+    d = Driver(p, far, StopFlag())
+    n = d.nearby.jobs
+    root = [Iteration(50, 2_000_000, 0, 0.5, 1), Iteration(52, 9_000_000, 0, 9.0, 64)]  # one thread: 4 M/s
+    assert d._split_backend(0.99 * n * 4e6, root) is d.nearby
+    assert d._split_backend(1.01 * n * 4e6, root) is far
+    assert d._split_backend(0.99 * n * Rate.GUESS, []) is d.nearby
+    assert d._split_backend(1.01 * n * Rate.GUESS, []) is far
+    d.nearby.rate.add(10**7, 1.0)  # measured by the threads: 10 M/s
+    assert d._split_backend(0.99 * n * 1e7, root) is d.nearby
+    assert Driver(p, ThreadBackend(2), StopFlag()).nearby is None

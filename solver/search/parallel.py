@@ -18,6 +18,7 @@ writes and a resumed search starts from.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,11 @@ INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no 
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
 CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
 CHUNKS_PER_WORKER = 16  # ... but at most 1/(16 jobs) of the iteration
+
+
+def default_jobs() -> int:
+    """Every core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class StopFlag:
@@ -285,6 +291,9 @@ class Driver:
         root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
         self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
+        # A backend far away (Dask) says how many seconds of this machine's threads a split
+        # iteration may be expected to take and still be searched here, on them (nearby_seconds).
+        self.nearby = ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
         self._frontier: tuple[np.ndarray, np.ndarray] | None = None
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
@@ -326,13 +335,14 @@ class Driver:
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
         split = state.done is not None
-        pieces = self.root
+        pieces, backend = self.root, self.local
         if split:
             base_paths, base_first = self.frontier()
             todo = search_order(np.flatnonzero(~state.done), state.last_sizes)
             if state.sizes is None:
                 state.sizes = np.zeros(len(state.done), dtype=np.int64)
-            jobs = self.backend.jobs if getattr(self.backend, "cuts", False) else 1  # (a backend that takes pieces)
+            backend = self._split_backend(estimate, state.iterations)
+            jobs = backend.jobs if getattr(backend, "cuts", False) else 1  # (a backend that takes pieces)
             pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
                          base_paths, base_first, todo, state.last_sizes, jobs)
         subtrees = len(state.done) if split else 1
@@ -345,7 +355,6 @@ class Driver:
         self.stop.flag[0] = 1 if self.stop.requested else 0
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
-        backend = self.backend if split else self.local
         # Inline: too small to be worth a thread, or not the main thread (signals reach only that one).
         if not split and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
             res, sol = run_chunk(self.problem, paths, first, order, state.bound, budget, self.stop.flag)
@@ -423,6 +432,23 @@ class Driver:
         if complete:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+
+    def _split_backend(self, estimate: float, iterations: list[Iteration]) -> Backend:
+        """The backend of a split iteration expected to expand `estimate` nodes: this machine's
+        threads where a backend far away (Dask) would spend more on its fixed costs than on the
+        search (an iteration expected to take at most its nearby_seconds on them), else the
+        driver's backend. On local:16 (16 cores) a Dask iteration cost 0.2-0.6 s beside its
+        search (submitting, the scheduler's pace, the workers' first tasks): line 37's
+        iteration of 18.5 M nodes took 1.04 s there, 0.40 s on 16 threads (docs/benchmarks.md).
+        A thread's rate: as the threads measured it, else as the last iteration searched from
+        the root on one thread ran, else Rate's low guess."""
+        if self.nearby is None:
+            return self.backend
+        rate = self.nearby.rate
+        if rate.seconds <= 0.01:
+            rate = next((Rate(it.expanded, it.seconds) for it in reversed(iterations)
+                         if it.subtrees == 1 and it.seconds > 0.01), rate)
+        return self.nearby if estimate <= self.backend.nearby_seconds * self.nearby.jobs * rate.value else self.backend
 
 
 def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimate: float) -> np.ndarray | None:

@@ -90,9 +90,9 @@ class Rate:
 
     GUESS = 1e6
 
-    def __init__(self) -> None:
-        self.nodes = 0
-        self.seconds = 0.0
+    def __init__(self, nodes: int = 0, seconds: float = 0.0) -> None:
+        self.nodes = nodes
+        self.seconds = seconds
 
     def add(self, nodes: int, seconds: float) -> None:
         self.nodes += nodes
