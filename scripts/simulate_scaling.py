@@ -32,8 +32,11 @@ Model (what is measured, what is estimated):
   (a second of search each where the iteration is big enough) handed out in order (the
   backend keeps a few a worker submitted ahead: the same order), each costing --latency
   seconds more; the first solution stops the running tasks too (the client cancels them);
-  otherwise as threads. --count-chunks --no-cut:
-  the backend before (len // (P * 16) subtrees a task, nothing cut).
+  otherwise as threads. A split iteration the driver expects to take at most
+  --nearby-seconds on the client's --client-threads (at the iteration's own rate) is
+  replayed as threads there, as the driver runs it (--nearby-seconds 0: the backend
+  before). --count-chunks --no-cut: the backend before (len // (P * 16) subtrees a task,
+  nothing cut).
   `split` (a model of issue 26's work splitting, NOT what the solver does today): a
   subtree longer than --piece seconds is searched as pieces of at most --piece seconds
   in search order, each extra piece costing --split-cost; the solution is found in the
@@ -50,6 +53,7 @@ import heapq
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -60,7 +64,8 @@ from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E40
 from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
-from solver.cluster import task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
+from solver.cluster import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
+from solver.search.parallel import _estimate  # noqa: E402 (the driver's expected size of the next iteration)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
 DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task
@@ -76,6 +81,7 @@ class Iteration:
     weights: np.ndarray | None  # per subtree: its nodes in the last complete split iteration
     found: int = -1  # frontier index of the subtree holding the solution (solving iteration)
     estimated: int = 0  # subtrees whose figures are estimates
+    estimate: float = 0.0  # the driver's expected nodes of it (from the iterations before)
     span: float = 0.0  # the traced run: first chunk's start to last chunk's end
     busy: float = 0.0  # the traced run: worker-seconds in kernel calls
 
@@ -113,6 +119,8 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
             current = None
     if current is not None and current["chunks"]:  # the solving iteration (no "iteration" line if stopped)
         its.append(_iteration(current, n, last_sizes))
+    for k, it in enumerate(its):
+        it.estimate = _estimate([SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]])
     return header, its
 
 
@@ -230,9 +238,14 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
 
 def simulate(its: list[Iteration], scheduler: str, P: int, args) -> tuple[float, int, float]:
     slow = 1.0 + args.contention * (P - 1)
+    here = args.client_threads or P  # the client's threads (local:P: P cores)
     wall = nodes = idle = 0.0
     for it in its:
-        w, n, i = replay(it, scheduler, P, args, slow)
+        rate = float(it.nodes.sum()) / max(1e-9, float(it.seconds.sum()))  # one worker's nodes a second
+        if scheduler == "dask" and it.split and it.estimate <= args.nearby_seconds * here * rate:
+            w, n, i = replay(it, "threads", here, args, 1.0 + args.contention * (here - 1))  # on the client's threads
+        else:
+            w, n, i = replay(it, scheduler, P, args, slow)
         wall += w
         nodes += n
         idle += i
@@ -245,6 +258,11 @@ def main() -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
     ap.add_argument("--scheduler", choices=("threads", "dask", "split"), default="threads")
     ap.add_argument("--latency", type=float, default=0.01, help="dask: seconds each task costs on top [0.01]")
+    ap.add_argument("--nearby-seconds", type=float, default=NEARBY_SECONDS,
+                    help=f"dask: split iterations expected to take at most this on the client's threads run "
+                         f"there (0: none) [{NEARBY_SECONDS}]")
+    ap.add_argument("--client-threads", type=int, default=0,
+                    help="dask: the client's threads for those (default: P, as local:P on P cores)")
     ap.add_argument("--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]")
     ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
     ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
@@ -278,7 +296,8 @@ def main() -> int:
           f"{' (no pieces)' if args.no_cut else ''}, "
           f"contention {args.contention}"
           + (f", {args.chunk_cost} s a chunk{' (no floor)' if args.no_floor else ''}" if args.scheduler == "threads" else "")
-          + (f", latency {args.latency} s" if args.scheduler == "dask" else "")
+          + (f", latency {args.latency} s, split iterations expected <= {args.nearby_seconds} s on the client's "
+             f"{args.client_threads or 'P'} threads run there" if args.scheduler == "dask" else "")
           + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))
     print(f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"
           + ("  measured  error" if args.compare else ""))

@@ -65,12 +65,30 @@ def test_the_simulator_replays_a_one_thread_trace_exactly_at_one_worker(traced):
     path, sol = traced[1]
     _, its = sim.load(str(path))
     assert sum(it.serial_nodes for it in its) == sol.nodes_expanded
-    args = type("A", (), {"contention": 0.0, "piece": 0.05, "split_cost": 0.0, "latency": 0.0, "count_chunks": False,
-                          "no_cut": False, "no_floor": False, "chunk_cost": 0.0})()
+    args = sim_args()
     wall, nodes, _ = sim.simulate(its, "threads", 1, args)
     assert nodes == sol.nodes_expanded
     measured = sum(i["seconds"] for i in sol.iterations)
     assert 0 < wall <= 1.01 * measured  # the chunks' time, less the driver's between them
+
+
+def sim_args(**kw):
+    return type("A", (), {"contention": 0.0, "piece": 0.05, "split_cost": 0.0, "latency": 0.0, "count_chunks": False,
+                          "no_cut": False, "no_floor": False, "chunk_cost": 0.0, "nearby_seconds": 0.0,
+                          "client_threads": 0, **kw})()
+
+
+def test_the_simulated_dask_backend_leaves_iterations_expected_small_to_the_client(traced):
+    """As the driver: a split iteration expected to take at most nearby_seconds on the client's
+    threads replays as threads there (no task latency), a bigger one as Dask tasks."""
+    sim = simulator()
+    _, its = sim.load(str(traced[1][0]))
+    split = [it for it in its if it.split]
+    assert split and all(it.estimate > 0 for it in split[1:])
+    slow = sim_args(latency=0.05)
+    threads = sim.simulate(split, "threads", 4, slow)[0]
+    assert sim.simulate(split, "dask", 4, sim_args(latency=0.05, nearby_seconds=1e9))[0] == pytest.approx(threads)
+    assert sim.simulate(split, "dask", 4, slow)[0] > threads + 0.05  # a task's latency at least once
 
 
 def _synthetic(tmp_path, sizes, found_at=None, found_part=0.5):
