@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -106,33 +105,38 @@ def count_lines(path: str) -> int | None:
 
 
 class BatchStop:
-    """Stops every board in progress and everything queued (thread-safe)."""
+    """Stops every board in progress and everything queued (thread-safe, and safe in a signal
+    handler).
+
+    No lock: request() runs in a signal handler, in the main thread, between any two
+    bytecodes of the code it interrupts, and that code may be solve() holding the lock (a
+    Ctrl-C there hung the batch for good: the handler waited on its own thread's lock). The
+    order makes a lock needless: request() sets the reason before it looks at the boards
+    started, and solve() adds its board before it looks at the reason, so a request that
+    lands anywhere either finds the board or is found by it. (set.add, set.discard and
+    list(set) are atomic under the GIL.)"""
 
     def __init__(self) -> None:
         self.reason: str | None = None
-        self.lock = threading.Lock()
         self.active: set[StopFlag] = set()
 
     def request(self, reason: str) -> None:
-        with self.lock:
-            self.reason = self.reason or reason
-            for s in self.active:
-                s.request(reason)
+        self.reason = self.reason or reason
+        for s in list(self.active):
+            s.request(reason)
 
     def solve(self, board: Board, plan: Plan, backend: Backend | None = None) -> Solution | SearchStopped | None:
         """Solve one board unless stopped; None if it never started."""
         stop = StopFlag()
-        with self.lock:
+        self.active.add(stop)
+        try:
             if self.reason:
                 return None
-            self.active.add(stop)
-        try:
             return run(board, plan, Control(stop=stop, backend=backend))
         except SearchStopped as e:
             return e
         finally:
-            with self.lock:
-                self.active.discard(stop)
+            self.active.discard(stop)
 
 
 def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callable[[str], None],

@@ -124,6 +124,59 @@ def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_que
 
 
 
+def test_a_stop_landing_anywhere_in_a_board_s_start_is_neither_lost_nor_a_hang(monkeypatch):
+    """A signal handler runs between any two bytecodes of the main thread: BatchStop.request
+    made at every bytecode of BatchStop.solve (traced opcode by opcode, in a thread here) must
+    neither wait forever (it took a lock solve may hold: a CI run's Ctrl-C test hung so) nor
+    let the board run unstopped (the request finding the board not yet listed, and the board
+    the reason not yet set)."""
+    import threading
+
+    from solver import batch
+
+    bs = None
+    code = batch.BatchStop.solve.__code__
+
+    def fake_run(board, plan, control):
+        assert not (bs.reason and not control.stop.requested), "the board started, its stop lost"
+        return "stopped" if control.stop.requested else "ran"
+
+    monkeypatch.setattr(batch, "run", fake_run)
+    outcomes = set()
+    for k in range(1, 200):
+        bs, count, out = batch.BatchStop(), [0], []
+
+        def local(frame, event, arg):
+            if event == "opcode":
+                count[0] += 1
+                if count[0] == k:
+                    bs.request("interrupted")
+            return local
+
+        def tracer(frame, event, arg):
+            if frame.f_code is code:
+                frame.f_trace_opcodes = True
+                return local
+            return None
+
+        def go():
+            sys.settrace(tracer)
+            try:
+                out.append(bs.solve(None, None))
+            finally:
+                sys.settrace(None)
+
+        t = threading.Thread(target=go, daemon=True)
+        t.start()
+        t.join(5)
+        assert not t.is_alive(), f"a stop at bytecode {k} of BatchStop.solve hung it"
+        assert out and out[0] in (None, "stopped", "ran"), out
+        outcomes.add(out[0])
+        if count[0] < k:  # the stop came after solve's last bytecode: every place was tried
+            break
+    assert count[0] < k and outcomes == {None, "stopped", "ran"}, (k, outcomes)
+
+
 def test_boards_not_started_after_ctrl_c_get_a_json_row(tmp_path):
     """--json: every board of the file gets a row, those never started one saying so (issue 30)."""
     f = tmp_path / "b.txt"
