@@ -236,13 +236,17 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
     return solved_at, nodes, 0.0
 
 
+def _rate(it: Iteration) -> float:
+    """One worker's nodes a second in this iteration (as the traced run searched it)."""
+    return float(it.nodes.sum()) / max(1e-9, float(it.seconds.sum()))
+
+
 def simulate(its: list[Iteration], scheduler: str, P: int, args) -> tuple[float, int, float]:
     slow = 1.0 + args.contention * (P - 1)
     here = args.client_threads or P  # the client's threads (local:P: P cores)
     wall = nodes = idle = 0.0
     for it in its:
-        rate = float(it.nodes.sum()) / max(1e-9, float(it.seconds.sum()))  # one worker's nodes a second
-        if scheduler == "dask" and it.split and it.estimate <= args.nearby_seconds * here * rate:
+        if scheduler == "dask" and it.split and it.estimate <= args.nearby_seconds * here * _rate(it):
             w, n, i = replay(it, "threads", here, args, 1.0 + args.contention * (here - 1))  # on the client's threads
         else:
             w, n, i = replay(it, scheduler, P, args, slow)

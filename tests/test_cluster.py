@@ -1,5 +1,4 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
-import json
 import os
 import signal
 
@@ -13,6 +12,7 @@ from patterndb import Shape, make_goal, scramble  # noqa: E402
 from solver import solve  # noqa: E402
 from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
 from solver.cluster import Cluster  # noqa: E402
+from solver.trace import read_trace  # noqa: E402
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
@@ -35,8 +35,7 @@ def solve_on(cluster, board, goal, split_nodes=0, listener=None, nearby_seconds=
 def chunk_workers(trace):
     """{bound: the set of who searched its chunks ('ida-N' threads here, 'dask-...' workers)}."""
     out = {}
-    for line in open(trace):
-        r = json.loads(line)
+    for r in read_trace(trace):
         if "chunk" in r:
             out.setdefault(r["bound"], set()).add(r["worker"].split("-")[0])
     return out

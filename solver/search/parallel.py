@@ -191,7 +191,8 @@ class Rows:
 class Backend(Protocol):
     """Runs the subtrees of one split iteration (paths is the Problem's frontier; indices in
     search order, weights their expected nodes in this iteration or None); start returns at once and works in
-    the background."""
+    the background. A backend far away (Dask) may also have nearby_seconds: split iterations
+    expected to take at most that on this machine's threads run on them (Driver._split_backend)."""
 
     jobs: int
 
