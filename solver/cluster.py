@@ -436,7 +436,8 @@ class DaskBackend:
         # loop: on local:16, line 37's iterations of 249 tasks ended 0.6 s after their last
         # task had, the first one (64 tasks, new connections) 1.1 s after.
         pending = distributed.as_completed(with_results=True)
-        futures: dict = {}
+        futures: dict = {}  # submitted and not yet read: {future: its chunk}
+        submitted = [0]
         ahead = max(1, IN_FLIGHT_PER_WORKER * self.jobs)
 
         def submit() -> None:
@@ -445,32 +446,37 @@ class DaskBackend:
             scheduler never holds hundreds to cancel at a solution (on local:16 the next
             board's first tasks waited up to 0.9 s while it did). Each task may spend the
             whole remaining budget: the total can overshoot by what runs at once."""
-            while len(futures) < len(chunks) and pending.count() < ahead:
-                i = len(futures)
+            while submitted[0] < len(chunks) and pending.count() < ahead:
+                i = submitted[0]
                 f = self.client.submit(run_task, self.spec, tiles, paths[chunks[i]], first[chunks[i]], bound, budget,
                                        pure=False, priority=-i)
                 futures[f] = chunks[i]
+                submitted[0] += 1
                 pending.add(f)
 
         submit()
 
         def collect() -> None:
             try:
-                while stop.flag[0] == 0 and not (pending.is_empty() and len(futures) == len(chunks)):
+                while stop.flag[0] == 0 and not (pending.is_empty() and submitted[0] == len(chunks)):
                     if not pending.has_ready():
                         if self.client.status in ("closing", "closed"):  # gave up reconnecting
                             raise self._lost_error()
                         time.sleep(POLL)
                         continue
                     f, out = next(pending)  # (a failed task raises here)
-                    if f.status != "finished":  # cancelled: the scheduler went away
-                        raise out if isinstance(out, BaseException) else RuntimeError(f"a task ended {f.status}")
+                    if isinstance(out, BaseException):  # cancelled: the scheduler went away
+                        raise out
+                    # The result is here, whatever f.status says now: it reads "lost" where the
+                    # worker that held the result died after it was fetched. Dropping the future
+                    # releases the key, so Dask does not run the task again.
+                    chunk = futures.pop(f)
                     res, sol, worker, seconds, began = out
                     # Where the task ran, on this process's clock: its start on the worker's wall
                     # clock (one machine's clock, or clocks kept in step) and the worker's seconds.
                     start = time.monotonic() - (time.time() - began)
                     self.rate.add(int(res[:, EXPANDED].sum()), seconds)
-                    rows.put(futures[f][: len(res)], res, sol, f"dask-{worker}", start, start + seconds)
+                    rows.put(chunk[: len(res)], res, sol, f"dask-{worker}", start, start + seconds)
                     if (res[:, STATUS] == FOUND).any():
                         break
                     submit()

@@ -1,6 +1,7 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
 import os
 import signal
+import time
 
 import numpy as np
 
@@ -113,6 +114,36 @@ def test_a_worker_killed_mid_iteration_loses_only_its_tasks(cluster):
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(serial.iterations)
     cluster.client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_a_result_lost_after_it_was_fetched_still_counts(cluster, monkeypatch):
+    """The race a CI run lost: a worker dies just after the client has fetched a task's result,
+    and the future reads "lost" when the collector looks at it. The result in hand is the
+    task's; the search goes on with it. Here the worker is killed at that very moment."""
+    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])
+    serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
+    client, killed = cluster.client, []
+
+    class LoseTheFirstResult(distributed.as_completed):
+        def __next__(self):
+            f, out = super().__next__()
+            if not killed and not isinstance(out, BaseException):
+                (holder,) = client.who_has([f])[f.key]
+                pid = client.run(os.getpid, workers=[holder])[holder]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                t = time.monotonic()  # (Dask runs the task again at once: the status reads
+                while f.status == "finished" and time.monotonic() - t < 30:  # "lost" for ms)
+                    time.sleep(0.0005)
+                assert f.status == "lost", f.status
+            return f, out
+
+    monkeypatch.setattr(distributed, "as_completed", LoseTheFirstResult)
+    d = solve_on(cluster, board, "blank-first", heuristic="manhattan")
+    assert killed and d.length == serial.length == want
+    strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
+    assert strip(d.iterations) == strip(serial.iterations)
+    client.wait_for_workers(2, timeout=60)
 
 
 def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
