@@ -24,9 +24,10 @@ Model (what is measured, what is estimated):
   `threads` (today's ThreadBackend): the queue in search order (biggest of the last
   iteration first, solver.search.subtree_order), the biggest subtrees cut into pieces
   (solver.search.pieces; modelled as equal pieces; --no-cut: none), each idle worker
-  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes, with the
-  floor of CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by
-  count alone, as before), each costing --chunk-cost seconds more; the first solution
+  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes, or equal
+  shares of the driver's estimate in the first split iteration, with the floor of
+  CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by count
+  alone, as before), each costing --chunk-cost seconds more; the first solution
   stops everyone at once; a barrier ends each iteration.
   `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_chunks
   (a second of search each where the iteration is big enough) handed out in order (the
@@ -182,8 +183,10 @@ def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tupl
             sol = s / k + extra if i == it.found and j == k - 1 else -1.0
             out.append((s / k + extra, e // k + (e % k if j == 0 else 0), sol))
             weights.append(0.0 if w is None else w[i] / k)
-    if w is None or args.count_chunks:
+    if args.count_chunks:
         return out, None
+    if w is None:  # the first split iteration: an equal share of the estimate each, as the driver expects
+        return out, (np.full(len(out), it.estimate / len(it.nodes)) if it.estimate > 0 else None)
     weights = np.array(weights)  # as the driver gives them: scaled to the iteration's nodes
     return out, weights * (it.nodes.sum() / max(1.0, weights.sum()))
 

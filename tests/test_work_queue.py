@@ -92,10 +92,25 @@ def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
 
     last = np.array([600.0, 300.0, 100.0])
     weights = last[[0, 2]]  # two subtrees left to search
-    assert np.allclose(_expected(weights, last, 8000.0), [4800.0, 800.0])  # growth 8
-    assert _expected(None, last, 8000.0) is None
-    assert _expected(weights, None, 8000.0) is weights
-    assert np.allclose(_expected(weights, last, 0.0), weights)
+    assert np.allclose(_expected(weights, last, 8000.0, 2, 3), [4800.0, 800.0])  # growth 8
+    assert _expected(weights, None, 8000.0, 2, 3) is weights
+    assert np.allclose(_expected(weights, last, 0.0, 2, 3), weights)
+
+
+def test_the_first_split_iteration_expects_an_equal_share_of_the_estimate_per_subtree():
+    """No sizes yet: the 2 subtrees left of 4 (a resume) expect a quarter of the estimate each,
+    and the threads' chunks then hold the floor's work, not MAX_CHUNK subtrees at most."""
+    from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER, _expected
+
+    assert np.allclose(_expected(None, None, 8000.0, 2, 4), [2000.0, 2000.0])
+    assert _expected(None, None, 0.0, 2, 4) is None  # nothing expected yet
+    n, estimate, jobs = 8192, 4e6, 16
+    weights = _expected(None, None, estimate, n, n)
+    floor = chunk_floor(weights, jobs, CHUNK_SECONDS, Rate.GUESS, CHUNKS_PER_WORKER)
+    sized = WorkQueue(np.arange(n), weights, jobs, floor=floor).chunks()
+    counted = WorkQueue(np.arange(n), None, jobs).chunks()
+    assert np.array_equal(np.concatenate(sized), np.arange(n))
+    assert len(counted) >= 2 * len(sized) and max(map(len, sized)) > MAX_CHUNK
 
 
 def test_dask_tasks_without_sizes_are_few_and_equal():

@@ -1,10 +1,12 @@
 """How the subtrees of a split iteration are handed out to workers: chunks sized by expected work and time.
 
 Workers take chunks of consecutive subtrees from the head of the queue (the
-search order: the biggest of the last iteration first). Where the subtrees'
-sizes are unknown, a chunk holds at most MAX_CHUNK of them and 1/(4 jobs) of
-those left (guided self-scheduling: big chunks while much is left, single
-subtrees at the end); where they are known, at most 1/jobs of those left.
+search order: the biggest of the last iteration first). Where nothing is
+expected of them (no weights), a chunk holds at most MAX_CHUNK subtrees and
+1/(4 jobs) of those left (guided self-scheduling: big chunks while much is left,
+single subtrees at the end); with weights, at most 1/jobs of those left. (The
+driver gives weights from the first split iteration on: equal shares of its
+estimate until the subtrees' sizes are known, search.parallel._expected.)
 
 With their expected sizes (the driver's: each subtree's nodes in the last
 iteration times the iteration's expected growth), a chunk also holds at most
