@@ -437,7 +437,7 @@ class DaskBackend:
         # task had, the first one (64 tasks, new connections) 1.1 s after.
         pending = distributed.as_completed(with_results=True)
         futures: dict = {}  # submitted and not yet read: {future: its chunk}
-        submitted = [0]
+        submitted = 0
         ahead = max(1, IN_FLIGHT_PER_WORKER * self.jobs)
 
         def submit() -> None:
@@ -446,19 +446,20 @@ class DaskBackend:
             scheduler never holds hundreds to cancel at a solution (on local:16 the next
             board's first tasks waited up to 0.9 s while it did). Each task may spend the
             whole remaining budget: the total can overshoot by what runs at once."""
-            while submitted[0] < len(chunks) and pending.count() < ahead:
-                i = submitted[0]
+            nonlocal submitted
+            while submitted < len(chunks) and pending.count() < ahead:
+                i = submitted
                 f = self.client.submit(run_task, self.spec, tiles, paths[chunks[i]], first[chunks[i]], bound, budget,
                                        pure=False, priority=-i)
                 futures[f] = chunks[i]
-                submitted[0] += 1
+                submitted += 1
                 pending.add(f)
 
         submit()
 
         def collect() -> None:
             try:
-                while stop.flag[0] == 0 and not (pending.is_empty() and submitted[0] == len(chunks)):
+                while stop.flag[0] == 0 and not (pending.is_empty() and submitted == len(chunks)):
                     if not pending.has_ready():
                         if self.client.status in ("closing", "closed"):  # gave up reconnecting
                             raise self._lost_error()
