@@ -132,8 +132,9 @@ def test_a_result_lost_after_it_was_fetched_still_counts(cluster, monkeypatch):
                 pid = client.run(os.getpid, workers=[holder])[holder]
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
-                t = time.monotonic()  # (Dask runs the task again at once: the status reads
-                while f.status == "finished" and time.monotonic() - t < 30:  # "lost" for ms)
+                # Dask runs the task again at once: the status reads "lost" for milliseconds only.
+                t = time.monotonic()
+                while f.status == "finished" and time.monotonic() - t < 30:
                     time.sleep(0.0005)
                 assert f.status == "lost", f.status
             return f, out
