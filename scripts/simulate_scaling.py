@@ -21,8 +21,8 @@ Model (what is measured, what is estimated):
   are estimated: their nodes in the last complete iteration times the growth of the
   subtrees it did finish, at the iteration's mean seconds per node.
 - Schedulers:
-  `threads` (today's ThreadBackend): the queue in search order (biggest of the last
-  iteration first, solver.search.subtree_order), the biggest subtrees cut into pieces
+  `threads` (today's ThreadBackend): the queue in search order (the fastest-growing big
+  subtrees first, solver.search.subtree_order), the biggest subtrees cut into pieces
   (solver.search.pieces; modelled as equal pieces; --no-cut: none), each idle worker
   pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes, or equal
   shares of the driver's estimate in the first split iteration, with the floor of
@@ -103,7 +103,7 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
         raise SystemExit(f"{path}: not a trace (no header)")
     n = int(header["frontier"])
     its: list[Iteration] = []
-    last_sizes = None
+    last_sizes = prior_sizes = None
     current = None
     for r in recs[1:]:  # (a resumed search's trace starts mid-way: its first iteration is partial)
         if "started" in r:
@@ -111,21 +111,21 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
         elif "chunk" in r and current is not None:
             current["chunks"].append(r)
         elif "iteration" in r and current is not None:
-            it = _iteration(current, n, last_sizes)
+            it = _iteration(current, n, last_sizes, prior_sizes)
             it.span = max(c["end"] for c in current["chunks"]) - min(c["start"] for c in current["chunks"])
             it.busy = sum(c["end"] - c["start"] for c in current["chunks"])
             its.append(it)
             if it.split and it.found < 0:
-                last_sizes = it.nodes.copy()
+                prior_sizes, last_sizes = last_sizes, it.nodes.copy()
             current = None
     if current is not None and current["chunks"]:  # the solving iteration (no "iteration" line if stopped)
-        its.append(_iteration(current, n, last_sizes))
+        its.append(_iteration(current, n, last_sizes, prior_sizes))
     for k, it in enumerate(its):
         it.estimate = _estimate([SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]])
     return header, its
 
 
-def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
+def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None, prior_sizes: np.ndarray | None) -> Iteration:
     split = rec["subtrees"] > 1
     m = n if split else 1
     nodes = np.zeros(m, dtype=np.int64)
@@ -158,7 +158,7 @@ def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None) -> Iteration:
         nodes[~known] = est
         secs[~known] = est * rate
         estimated = int((~known).sum())
-    order = search_order(np.arange(m), last_sizes) if split else np.zeros(1, dtype=np.int64)
+    order = search_order(np.arange(m), last_sizes, prior_sizes) if split else np.zeros(1, dtype=np.int64)
     return Iteration(rec["bound"], split, secs, nodes, order, last_sizes if split else None, found, estimated)
 
 

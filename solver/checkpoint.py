@@ -183,6 +183,7 @@ class Checkpoint:
                 "subtrees": None if state.done is None else int(state.done.size),
                 "subtrees_done": None if state.done is None else int(state.done.sum()),
                 "sizes": _text(state.sizes), "last_sizes": _text(state.last_sizes),
+                "prior_sizes": _text(state.prior_sizes),
             },
             "solution": solution,
         }
@@ -261,6 +262,7 @@ def _parse(data: dict[str, Any]) -> tuple[SearchState, list[int] | None]:
         if s.get("subtrees_done") != int(state.done.sum()):
             raise ValueError(f"'subtrees_done' is {s.get('subtrees_done')!r}, 'done' has {int(state.done.sum())}")
     state.sizes, state.last_sizes = _counts(s.get("sizes"), "sizes"), _counts(s.get("last_sizes"), "last_sizes")
+    state.prior_sizes = _counts(s.get("prior_sizes"), "prior_sizes")  # (absent from checkpoints before it was kept)
     solution = data.get("solution")
     if solution is not None:
         if not isinstance(solution, list) or not solution or len(solution) > MAX_DEPTH + 1:
@@ -302,7 +304,7 @@ def _inconsistency(state: SearchState, solution: list[int] | None, problem: Prob
         why = _replay(problem, solution)
         if why:
             return f"its solution {why}"
-    arrays = [a for a in (state.done, state.sizes, state.last_sizes) if a is not None]
+    arrays = [a for a in (state.done, state.sizes, state.last_sizes, state.prior_sizes) if a is not None]
     if arrays:
         n = len(problem.frontier()[0])
         if any(len(a) != n for a in arrays):

@@ -110,6 +110,7 @@ WRONG_SHAPES = {
     "a changed subtree count": "SET subtrees 17",
     "done not base64": "SET done '***'",
     "sizes of another frontier": "SET sizes 'AAAAAAAAAAA='",
+    "prior sizes of another frontier": "SET prior_sizes 'AAAAAAAAAAA='",
     "a negative count": "SET expanded -5",
     "solution of strings": "SET solution ['a']",
 }

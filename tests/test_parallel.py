@@ -1,7 +1,10 @@
 """The IDA* driver: subtree split, threads, stopping, checkpoints, each against plain references."""
 import json
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +15,9 @@ from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.checkpoint import Checkpoint, CheckpointError, digest
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.moves import FOUND
+from solver.search.moves import EXHAUSTED, FOUND
 from solver.search.parallel import run_chunk
-from solver.search.subtree_order import search_order
+from solver.search.subtree_order import GROWTH_POWER, search_order
 from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.solution import SearchStopped
 
@@ -93,24 +96,24 @@ def test_split_search_equals_serial_on_15_puzzles(pdb_dir):
 
 
 @pytest.mark.parametrize("case", [0, 3])
-def test_the_solving_iteration_searches_the_last_ones_biggest_subtrees_first(pdb_dir, case):
+def test_the_solving_iteration_searches_the_fastest_growing_big_subtrees_first(pdb_dir, case):
     """One thread, split: the solving iteration expands what its subtrees do when each is
-    searched alone at its bound, summed in subtree_order's order (by the iteration before's
-    counts, biggest first) up to the first that holds a solution."""
+    searched alone at its bound, summed in subtree_order's order (by the two iterations
+    before's counts) up to the first that holds a solution."""
     board, want = korf(case)
     p, _ = problem(board, pattern="5-5-5", data_dir=pdb_dir)
     out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=0).run()
     its = out.state.iterations
-    assert len(out.path) - 1 == its[-1].bound == want
+    assert len(out.path) - 1 == its[-1].bound == want and len(its) >= 3
     paths, first = p.frontier()
 
     def alone(bound):
         return np.array([run_chunk(p, paths, first, np.array([i]), bound, 0, np.zeros(1, np.int64))[0][0]
                          for i in range(len(paths))])
 
-    before, last = alone(its[-2].bound), alone(its[-1].bound)
-    assert before[:, EXPANDED].sum() == its[-2].expanded
-    order = search_order(np.arange(len(paths)), before[:, EXPANDED])
+    prior, before, last = alone(its[-3].bound), alone(its[-2].bound), alone(its[-1].bound)
+    assert before[:, EXPANDED].sum() == its[-2].expanded and prior[:, EXPANDED].sum() == its[-3].expanded
+    order = search_order(np.arange(len(paths)), before[:, EXPANDED], prior[:, EXPANDED])
 
     def up_to_solution(order):
         k = np.flatnonzero(last[order, STATUS] == FOUND)[0]
@@ -124,6 +127,22 @@ def test_search_order_is_biggest_first_ties_in_frontier_order():
     sizes = np.array([5, 9, 0, 9, 5, 1])
     assert search_order(np.array([0, 2, 3, 4, 5]), sizes).tolist() == [3, 0, 4, 5, 2]
     assert search_order(np.array([4, 1]), None).tolist() == [4, 1]
+    assert search_order(np.array([4, 1]), None, sizes).tolist() == [4, 1]
+
+
+def test_search_order_by_growth_against_a_plain_sort(rng):
+    """With the sizes of the two iterations before: s * (s / s_before)^GROWTH_POWER (each
+    plus one), highest first, ties in frontier order, as Python's stable sort puts them."""
+    for _ in range(50):
+        n = int(rng.integers(1, 40))
+        before = rng.integers(0, 30, n)
+        sizes = before * rng.integers(0, 4, n) + rng.integers(0, 3, n)
+        todo = np.flatnonzero(rng.random(n) < 0.7)
+        key = {i: (sizes[i] + 1) * ((sizes[i] + 1) / (before[i] + 1)) ** GROWTH_POWER for i in todo.tolist()}
+        want = sorted(todo.tolist(), key=lambda i: -key[i])
+        assert search_order(todo, sizes, before).tolist() == want
+    # a subtree that grew 4x beats one twice its size that grew 2x; biggest first would not
+    assert search_order(np.arange(2), np.array([799, 399]), np.array([399, 99])).tolist() == [1, 0]
 
 
 def test_two_threads_optimal_on_8_puzzles_against_exact_table(data_dir, rng):
@@ -354,3 +373,20 @@ def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_her
     d.nearby.rate.add(10**7, 1.0)  # measured by the threads: 10 M/s
     assert d._split_backend(0.99 * n * 1e7, root) is d.nearby
     assert Driver(p, ThreadBackend(2), StopFlag()).nearby is None
+
+
+def test_subtree_orders_script_judges_saved_counts(tmp_path):
+    """scripts/subtree_orders.py --load: each order's nodes up to the first subtree holding
+    a solution, from saved counts (no search)."""
+    rows = lambda expanded, found=(): np.array([[FOUND if i in found else EXHAUSTED, e, 0, 0, 0]
+                                                for i, e in enumerate(expanded)], dtype=np.int64)
+    # subtree 2 grew 30x and holds the solution; 0 is the biggest
+    np.savez(tmp_path / "line7.npz", bound=90, before2=rows([100, 10, 2]), before=rows([400, 20, 90]),
+             last=rows([1600, 40, 30], found=(2,)), h=np.array([50, 52, 51]))
+    script = Path(__file__).resolve().parent.parent / "scripts" / "subtree_orders.py"
+    out = subprocess.run([sys.executable, str(script), "7", "--load", str(tmp_path)], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0].split()[4:6] + out[0].split()[-1:] == ["depth-first", "biggest", "solver"]
+    line7 = out[1].split()  # line, bound, whole iteration, then the orders as in the header
+    assert line7[:3] == ["7", "90", "1,670"]
+    assert (line7[3], line7[4], line7[-1]) == ("1,670", "1,630", "30")

@@ -3,7 +3,7 @@
 An iteration expected to be small runs from the root in one kernel call. A
 big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
 pulled by the workers of a backend (threads here, Dask in solver.cluster)
-a chunk at a time, the biggest of the last iteration first (subtree_order);
+a chunk at a time, the fastest-growing big subtrees first (subtree_order);
 the next bound is the minimum over all of them. On the first solution
 every worker stops (a shared flag the kernels read every few
 thousand nodes). The answer is still optimal: every earlier iteration was
@@ -99,6 +99,7 @@ class SearchState:
     unfinished_generated: int = 0
     sizes: np.ndarray | None = None  # nodes each finished subtree of the current split iteration expanded
     last_sizes: np.ndarray | None = None  # sizes of the last complete split iteration (subtree_order)
+    prior_sizes: np.ndarray | None = None  # and of the complete split iteration before it
 
     @property
     def total_expanded(self) -> int:
@@ -320,7 +321,7 @@ class Driver:
         """The state to search from: state (checked against the frontier), or the root's first bound."""
         bound, self.parity = self.problem.root_bound()
         state = state or SearchState(bound)
-        for saved in (state.done, state.sizes, state.last_sizes):
+        for saved in (state.done, state.sizes, state.last_sizes, state.prior_sizes):
             if saved is not None and len(saved) != len(self.frontier()[0]):
                 raise ValueError(f"the saved state has {len(saved)} subtrees, the frontier {len(self.frontier()[0])}")
         return state
@@ -339,7 +340,7 @@ class Driver:
         pieces, backend = self.root, self.local
         if split:
             base_paths, base_first = self.frontier()
-            todo = search_order(np.flatnonzero(~state.done), state.last_sizes)
+            todo = search_order(np.flatnonzero(~state.done), state.last_sizes, state.prior_sizes)
             if state.sizes is None:
                 state.sizes = np.zeros(len(state.done), dtype=np.int64)
             backend = self._split_backend(estimate, state.iterations)
@@ -421,7 +422,7 @@ class Driver:
             state.expanded = state.generated = 0
             state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
             if split:
-                state.last_sizes, state.sizes = state.sizes, None
+                state.prior_sizes, state.last_sizes, state.sizes = state.last_sizes, state.sizes, None
             if not path:
                 if it.next_f == NO_BOUND:
                     raise RuntimeError("IDA* exhausted the search space without reaching the goal")

@@ -1,7 +1,7 @@
 """The biggest subtrees of a split iteration cut into pieces, so that many workers can share them.
 
-A split iteration's queue holds frontier subtrees, biggest of the last
-iteration first. On many workers a few big subtrees at the head decide the
+A split iteration's queue holds frontier subtrees, the big, fast-growing
+ones first (subtree_order). On many workers a few big subtrees at the head decide the
 iteration's time: each is one worker's alone, in a complete iteration (the
 last worker still searches the biggest when the others are done) and in the
 solving one (the solution lies deep in one of them while the other workers

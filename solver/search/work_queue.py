@@ -1,7 +1,7 @@
 """How the subtrees of a split iteration are handed out to workers: chunks sized by expected work and time.
 
 Workers take chunks of consecutive subtrees from the head of the queue (the
-search order: the biggest of the last iteration first). Where nothing is
+search order: the big, fast-growing subtrees first). Where nothing is
 expected of them (no weights), a chunk holds at most MAX_CHUNK subtrees and
 1/(4 jobs) of those left (guided self-scheduling: big chunks while much is left,
 single subtrees at the end); with weights, at most 1/jobs of those left. (The
