@@ -46,15 +46,15 @@ def orders(before: np.ndarray, before2: np.ndarray, h: np.ndarray) -> dict[str, 
     from solver.search.subtrees import EXPANDED
 
     idx = np.arange(len(h))
-    e2, e4 = before[:, EXPANDED].astype(float) + 1, before2[:, EXPANDED].astype(float) + 1
+    s, s_before = before[:, EXPANDED], before2[:, EXPANDED]
     return {
         "depth-first": idx,
-        "biggest first": search_order(idx, before[:, EXPANDED]),
+        "biggest first": search_order(idx, s),
         "lowest h first": np.lexsort((idx, h)),
-        "fastest growing": np.lexsort((idx, -e2 / e4)),
+        "fastest growing": np.lexsort((idx, -(s + 1.0) / (s_before + 1.0))),
         "random": np.random.default_rng(1).permutation(len(h)),
-        **{f"s*g^{k}": np.lexsort((idx, -e2 * (e2 / e4) ** k)) for k in (1, 2, 4)},
-        "solver": search_order(idx, before[:, EXPANDED], before2[:, EXPANDED]),
+        **{f"s*g^{k}": search_order(idx, s, s_before, power=k) for k in (1, 2, 4)},
+        "solver": search_order(idx, s, s_before),
     }
 
 

@@ -31,13 +31,15 @@ import numpy as np
 GROWTH_POWER = 3
 
 
-def search_order(todo: np.ndarray, sizes: np.ndarray | None, before: np.ndarray | None = None) -> np.ndarray:
+def search_order(todo: np.ndarray, sizes: np.ndarray | None, before: np.ndarray | None = None,
+                 power: float = GROWTH_POWER) -> np.ndarray:
     """The subtrees todo (frontier indices, in frontier order) in the order to search them:
     by sizes (nodes each expanded in the last complete split iteration) times their growth
-    from before (the split iteration before that) to the power GROWTH_POWER, highest
-    first, ties in frontier order; biggest first without before; todo as it is without sizes."""
+    from before (the split iteration before that) to the power `power` (other powers:
+    scripts/subtree_orders.py), highest first, ties in frontier order; biggest first
+    without before; todo as it is without sizes."""
     if sizes is None:
         return todo
     s = sizes[todo].astype(np.float64) + 1.0
-    key = s if before is None else s * (s / (before[todo].astype(np.float64) + 1.0)) ** GROWTH_POWER
+    key = s if before is None else s * (s / (before[todo].astype(np.float64) + 1.0)) ** power
     return todo[np.argsort(-key, kind="stable")]
