@@ -129,6 +129,13 @@ def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_
 def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
     from solver.search.pieces import Pieces
     p = Pieces(np.zeros((4, 1), np.int64), np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4), None)
+    a = lambda *x: np.array(x, dtype=np.int64)
     t = Tally(p, 3)
-    assert t.add(1, 5, 9, 40) is False and t.partial() == (5, 9, 40)
-    assert t.add(1, 2, 3, 38) is True and t.expanded[1] == 7 and t.next_f[1] == 38 and t.partial()[0] == 0
+    assert t.add(a(1), a(5), a(9), a(40)).tolist() == [] and t.partial() == (5, 9, 40)
+    assert t.add(a(1), a(2), a(3), a(38)).tolist() == [1] and t.expanded[1] == 7 and t.next_f[1] == 38
+    assert t.partial()[0] == 0
+    # one batch: both pieces of subtree 1 (in any order) and the whole of subtree 2, nothing of 0
+    t = Tally(p, 3)
+    assert t.add(a(1, 2, 1), a(5, 4, 2), a(9, 8, 3), a(40, 50, 38)).tolist() == [1, 2]
+    assert t.expanded.tolist() == [0, 7, 4] and t.generated.tolist() == [0, 12, 8] and t.next_f[1:].tolist() == [38, 50]
+    assert t.add(a(0), a(1), a(1), a(60)).tolist() == [0]

@@ -36,7 +36,8 @@ from .work_queue import Rate, WorkQueue, chunk_floor
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
-SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
+SPLIT_NODES = 2_000_000  # one worker: iterations expected to expand more than this are split
+SHARED_SPLIT_NODES = 200_000  # several workers: these (about 0.05 s on one thread) already are
 INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
 CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
@@ -285,11 +286,12 @@ class Driver:
     """One IDA* search over a backend; see the module docstring."""
 
     def __init__(self, problem: Problem, backend: Backend, stop: StopFlag, listener: Listener | None = None,
-                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES,
+                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int | None = None,
                  record: Record | None = None) -> None:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.record = record  # told of every chunk's rows (solver.trace)
-        self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
+        self.max_nodes, self.deadline = max_nodes, deadline
+        self.split_nodes = split_threshold(backend.jobs) if split_nodes is None else split_nodes
         root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
         self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
@@ -373,27 +375,28 @@ class Driver:
             if not done:
                 done = backend.wait(TICK)
             for indices, res, sol in rows.take():
-                for i, r in zip(indices, res):
-                    if r[STATUS] == LIMIT:
-                        limit = True
-                    if r[STATUS] in (LIMIT, STOPPED):  # searched again on a resume: kept apart
-                        state.unfinished_expanded += int(r[EXPANDED])
-                        state.unfinished_generated += int(r[GENERATED])
-                        continue
-                    finished += 1
-                    b = int(pieces.base[i]) if tally is not None else int(i)
-                    e, g, f = int(r[EXPANDED]), int(r[GENERATED]), int(r[NEXT_F])
-                    if tally is None or tally.add(b, e, g, f):  # the subtree is done
-                        if tally is not None:
-                            e, g, f = int(tally.expanded[b]), int(tally.generated[b]), int(tally.next_f[b])
-                        state.expanded += e
-                        state.generated += g
-                        state.next_f = min(state.next_f, f)
-                        if split:
-                            state.done[b] = True
-                            state.sizes[b] = e
-                    if r[STATUS] == FOUND and not path:
-                        path = [int(c) for c in sol[: r[GOAL_DEPTH] + 1]]
+                status = res[:, STATUS]
+                limit = limit or bool(np.any(status == LIMIT))
+                left = (status == LIMIT) | (status == STOPPED)  # searched again on a resume: kept apart
+                state.unfinished_expanded += int(res[left, EXPANDED].sum())
+                state.unfinished_generated += int(res[left, GENERATED].sum())
+                res, indices = res[~left], np.asarray(indices)[~left]
+                finished += len(res)
+                if tally is None:  # each piece is its subtree
+                    b, e, g, f = indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F]
+                else:  # the subtrees whose last piece came back, with all their pieces' counts
+                    b = tally.add(pieces.base[indices], res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F])
+                    e, g, f = tally.expanded[b], tally.generated[b], tally.next_f[b]
+                state.expanded += int(e.sum())
+                state.generated += int(g.sum())
+                if len(f):
+                    state.next_f = min(state.next_f, int(f.min()))
+                if split:
+                    state.done[b] = True
+                    state.sizes[b] = e
+                found = np.flatnonzero(res[:, STATUS] == FOUND)
+                if len(found) and not path:
+                    path = [int(c) for c in sol[: res[found[0], GOAL_DEPTH] + 1]]
             if limit or path:
                 self.stop.flag[0] = 2
             elapsed = state.seconds + time.monotonic() - started
@@ -451,6 +454,15 @@ class Driver:
             rate = next((Rate(it.expanded, it.seconds) for it in reversed(iterations)
                          if it.subtrees == 1 and it.seconds > 0.01), rate)
         return self.nearby if estimate <= self.backend.nearby_seconds * self.nearby.jobs * rate.value else self.backend
+
+
+def split_threshold(jobs: int) -> int:
+    """Iterations expected to expand more nodes than this are split into subtrees. One worker
+    gains nothing from a split but progress and checkpoints between subtrees, so only big
+    iterations are split (SPLIT_NODES). Several share a split iteration, and an unsplit one
+    leaves all but one idle: on a 16-core Xeon, line 28's iteration of 0.5 M nodes took
+    0.15 s from the root, 3% of a 16-thread search of two boards (docs/benchmarks.md)."""
+    return SPLIT_NODES if jobs <= 1 else SHARED_SPLIT_NODES
 
 
 def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimate: float,
