@@ -459,9 +459,11 @@ class Driver:
 def split_threshold(jobs: int) -> int:
     """Iterations expected to expand more nodes than this are split into subtrees. One worker
     gains nothing from a split but progress and checkpoints between subtrees, so only big
-    iterations are split (SPLIT_NODES). Several share a split iteration, and an unsplit one
-    leaves all but one idle: on a 16-core Xeon, line 28's iteration of 0.5 M nodes took
-    0.15 s from the root, 3% of a 16-thread search of two boards (docs/benchmarks.md)."""
+    iterations are split (SPLIT_NODES). Several share a split iteration, where an unsplit one
+    leaves all but one idle. Measured on a 16-core Xeon at -j 16 (docs/benchmarks.md), the
+    iteration of 0.5 M nodes of line 28 took 0.09-0.10 s split against 0.13 s from the root,
+    line 37's of 0.26 M 0.10-0.11 s against 0.07 s: no net gain yet on these two boards; a
+    first split iteration still goes out in a few hundred chunks of under a millisecond."""
     return SPLIT_NODES if jobs <= 1 else SHARED_SPLIT_NODES
 
 
