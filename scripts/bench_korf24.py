@@ -77,7 +77,7 @@ def main() -> int:
             expanded += sol.nodes_expanded
             generated += sol.nodes_generated
             print(f"{line:>4} {sol.length:>6} {e.expected:>5} {sol.nodes_expanded:>15,} {sol.nodes_generated:>15,} "
-                  f"{sol.seconds:>9.1f} {sol.nodes_generated / sol.seconds / 1e6:>8.1f}{'' if ok else '  MISMATCH'}",
+                  f"{sol.seconds:>9.2f} {sol.nodes_generated / sol.seconds / 1e6:>8.1f}{'' if ok else '  MISMATCH'}",
                   flush=True)
             if sol.race is not None:  # a race of two heuristics (--pattern "A|B"): who searched, each one's leg
                 print(f"     race won by {sol.race['winner']}: " + "; ".join(
@@ -87,7 +87,7 @@ def main() -> int:
         if cluster is not None:
             cluster.close()
     wall = time.perf_counter() - start
-    print(f"total: {len(lines)} boards, {expanded:,} expanded, {generated:,} generated, {wall:.1f}s wall "
+    print(f"total: {len(lines)} boards, {expanded:,} expanded, {generated:,} generated, {wall:.2f}s wall "
           f"({wall / 60:.1f} min), jobs {args.jobs or 'all cores'}{', ' + args.scheduler if args.scheduler else ''}; "
           f"heuristic {sol.heuristic}")
     if bad:
