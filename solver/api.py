@@ -37,7 +37,7 @@ from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .search import ALGORITHMS, BEST_FIRST_KEYS, Driver, Problem, StopFlag, ThreadBackend, best_first_kernel, table_walk
 from .checkpoint import SAVE_INTERVAL, Checkpoint, Resumed, identity, saved_heuristic
 from .progress import Fanout
-from .search.parallel import Backend, Listener, default_jobs, split_threshold
+from .search.parallel import SPLIT_NODES, Backend, Listener, default_jobs
 from .search.race import Race, race
 from .solution import NodeLimitReached, SearchStopped, Solution
 from .trace import Trace
@@ -89,7 +89,7 @@ class Control:
     checkpoint: Path | None = None
     checkpoint_every: float = SAVE_INTERVAL
     backend: Backend | None = None
-    split_nodes: int | None = None  # iterations expected bigger than this are split (None: split_threshold)
+    split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
     log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
     trace: Path | None = None  # a file to record every chunk of subtrees in (solver.trace)
 
@@ -418,8 +418,7 @@ def _trace_header(problem: Problem, plan: Plan, h: Heuristic, backend: Backend, 
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": h.name,
             "jobs": backend.jobs, "backend": type(backend).__name__, "frontier": len(problem.frontier()[0]),
-            "split_nodes": split_threshold(backend.jobs) if control.split_nodes is None else control.split_nodes,
-            "prune": plan.machine.depth, "cpus": os.cpu_count(),
+            "split_nodes": control.split_nodes, "prune": plan.machine.depth, "cpus": os.cpu_count(),
             "load_average": None if load is None else [round(x, 2) for x in load],
             "machine": platform.node(), "processor": platform.processor() or platform.machine()}
 

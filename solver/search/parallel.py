@@ -36,8 +36,7 @@ from .work_queue import Rate, WorkQueue, chunk_floor
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
-SPLIT_NODES = 2_000_000  # one worker: iterations expected to expand more than this are split
-SHARED_SPLIT_NODES = 200_000  # several workers: these (about 0.05 s on one thread) already are
+SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
 INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
 CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
@@ -286,12 +285,11 @@ class Driver:
     """One IDA* search over a backend; see the module docstring."""
 
     def __init__(self, problem: Problem, backend: Backend, stop: StopFlag, listener: Listener | None = None,
-                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int | None = None,
+                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES,
                  record: Record | None = None) -> None:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.record = record  # told of every chunk's rows (solver.trace)
-        self.max_nodes, self.deadline = max_nodes, deadline
-        self.split_nodes = split_threshold(backend.jobs) if split_nodes is None else split_nodes
+        self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
         root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
         self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
@@ -454,17 +452,6 @@ class Driver:
             rate = next((Rate(it.expanded, it.seconds) for it in reversed(iterations)
                          if it.subtrees == 1 and it.seconds > 0.01), rate)
         return self.nearby if estimate <= self.backend.nearby_seconds * self.nearby.jobs * rate.value else self.backend
-
-
-def split_threshold(jobs: int) -> int:
-    """Iterations expected to expand more nodes than this are split into subtrees. One worker
-    gains nothing from a split but progress and checkpoints between subtrees, so only big
-    iterations are split (SPLIT_NODES). Several share a split iteration, where an unsplit one
-    leaves all but one idle. Measured on a 16-core Xeon at -j 16 (docs/benchmarks.md), the
-    iteration of 0.5 M nodes of line 28 took 0.09-0.10 s split against 0.13 s from the root,
-    line 37's of 0.26 M 0.10-0.11 s against 0.07 s: no net gain yet on these two boards; a
-    first split iteration still goes out in a few hundred chunks of under a millisecond."""
-    return SPLIT_NODES if jobs <= 1 else SHARED_SPLIT_NODES
 
 
 def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimate: float,
