@@ -374,11 +374,12 @@ class Driver:
                 done = backend.wait(TICK)
             for indices, res, sol in rows.take():
                 status = res[:, STATUS]
-                limit = limit or bool(np.any(status == LIMIT))
-                left = (status == LIMIT) | (status == STOPPED)  # searched again on a resume: kept apart
+                limited = status == LIMIT
+                limit = limit or bool(limited.any())
+                left = limited | (status == STOPPED)  # searched again on a resume: kept apart
                 state.unfinished_expanded += int(res[left, EXPANDED].sum())
                 state.unfinished_generated += int(res[left, GENERATED].sum())
-                res, indices = res[~left], np.asarray(indices)[~left]
+                res, indices, status = res[~left], np.asarray(indices)[~left], status[~left]
                 finished += len(res)
                 if tally is None:  # each piece is its subtree
                     b, e, g, f = indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F]
@@ -392,7 +393,7 @@ class Driver:
                 if split:
                     state.done[b] = True
                     state.sizes[b] = e
-                found = np.flatnonzero(res[:, STATUS] == FOUND)
+                found = np.flatnonzero(status == FOUND)
                 if len(found) and not path:
                     path = [int(c) for c in sol[: res[found[0], GOAL_DEPTH] + 1]]
             if limit or path:

@@ -77,29 +77,28 @@ def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first
     counts[big] = [len(s) for s in subs]
     base_arr = np.repeat(np.arange(len(paths), dtype=np.int64), counts)
     starts = np.cumsum(counts) - counts  # each subtree's first piece
-    width = max(paths.shape[1], max(len(r) for s in subs for r in s))
-    out = np.full((len(base_arr), width), -1, dtype=np.int64)
+    out = np.full((len(base_arr), max(paths.shape[1], max(s.shape[1] for s in subs))), -1, dtype=np.int64)
     whole = np.ones(len(paths), dtype=bool)
     whole[big] = False
     out[starts[whole], : paths.shape[1]] = paths[whole]
     for i, s in zip(big, subs):
-        for k, r in enumerate(s):
-            out[starts[i] + k, : len(r)] = r
+        out[starts[i]: starts[i] + len(s), : s.shape[1]] = s
     n = counts[todo]  # todo's subtrees in its order, each one's pieces together
     order = np.repeat(starts[todo], n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
     piece_weights = (last_sizes[base_arr] / counts[base_arr]).astype(np.float64)[order]
-    return Pieces(out, _first(out, first, base_arr, starts), base_arr, order.astype(np.int64), piece_weights, True)
+    return Pieces(out, _first(out, first, base_arr, starts), base_arr, order, piece_weights, True)
 
 
-def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, count: int) -> list[np.ndarray]:
+def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, count: int) -> np.ndarray:
     """At least count paths extending path (as many as the machine allows within 64 cells),
-    in depth-first order; path itself where the machine allows no move below it."""
+    in depth-first order, one a row, padded with -1 after their ends (the frontier's rows
+    are); path itself where the machine allows no move below it."""
     state = state0
     for a, b in zip(path[:-1], path[1:]):
         d = int(np.flatnonzero(nbrs[a] == b)[0])
         state = fsm[state, d]
     sub, _ = kernels().frontier(fsm, nbrs, int(state), int(path[-1]), count)
-    return [np.concatenate([path[:-1], s[s >= 0]]) for s in sub]
+    return np.hstack([np.broadcast_to(path[:-1], (len(sub), len(path) - 1)), sub])
 
 
 def _first(paths: np.ndarray, first: np.ndarray, base: np.ndarray, starts: np.ndarray) -> np.ndarray:
