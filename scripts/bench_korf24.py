@@ -30,7 +30,7 @@ def main() -> int:
     ap.add_argument("--pattern", default="6-6-6-6")
     ap.add_argument("--no-reflect", action="store_true")
     ap.add_argument("-j", "--jobs", type=int, default=None, help="threads per board (default: every core)")
-    ap.add_argument("--scheduler", default=None, help="run the subtrees on Dask: tcp://HOST:PORT or local:N")
+    ap.add_argument("--scheduler", default=None, help="run the subtrees on Dask: tcp://HOST:PORT, local:N or local:PxT")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--prune", type=int, default=None, help="move-pruning depth (2: only the undo; default: the shape's)")
     ap.add_argument("--trace-dir", default=None,

@@ -125,7 +125,8 @@ lower bound."""
                    "scripts/simulate_scaling.py.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the subtrees of big IDA* iterations on Dask: tcp://HOST:PORT of a running scheduler, "
-                   "or local:N to start N worker processes here (pip install 'patterndb[cluster]').")
+                   "or local:N to start N worker threads here (about sqrt(N) processes of sqrt(N) threads; local:PxT: "
+                   "P processes of T threads) (pip install 'patterndb[cluster]').")
 @click.option("--cluster-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
               metavar="SECONDS", help="How long to try to reach the --scheduler, and to wait for its first worker.")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")

@@ -1,7 +1,8 @@
 """IDA* subtrees as Dask tasks, for searches bigger than one machine (optional extra).
 
     pip install '.[cluster]'
-    solver solve BOARD --scheduler local:2             # a LocalCluster of 2 processes here
+    solver solve BOARD --scheduler local:16            # a LocalCluster of 16 worker threads here
+    solver solve BOARD --scheduler local:2x8           # ... laid out as 2 processes of 8
     solver solve BOARD --scheduler tcp://host:8786     # an existing scheduler and its workers
 
     with Cluster("local:2") as c:                       # from Python
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import os
 import signal
 import threading
@@ -73,28 +75,45 @@ def _lost(client) -> bool:
     return client.status != "running"
 
 
-LOCAL_PER_CORE = 4  # worker processes a core that local:N may start
+LOCAL_PER_CORE = 4  # worker threads a core that local:N may start
 
 
-def check_address(address: str) -> int | None:
-    """N for 'local:N'; None for a scheduler's address; BoardError (one line, at once) for
-    anything else ('garbage', an http:// dashboard address, a missing port)."""
+def check_address(address: str) -> tuple[int, int] | None:
+    """(worker processes, threads each) for 'local:N' or 'local:PxT'; None for a scheduler's
+    address; BoardError (one line, at once) for anything else ('garbage', an http:// dashboard
+    address, a missing port)."""
     from patterndb import BoardError
 
     if address.startswith("local:"):
-        n = address.split(":", 1)[1]
-        if not n.isdigit() or int(n) < 1:
-            raise BoardError(f"--scheduler {address}: give local:N with N >= 1 worker processes")
+        spec = address.split(":", 1)[1]
+        parts = spec.split("x")
+        if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+            raise BoardError(f"--scheduler {address}: give local:N (N >= 1 worker threads) or local:PxT "
+                             "(P worker processes of T threads)")
+        processes, threads = (int(parts[0]), int(parts[1])) if len(parts) == 2 else local_layout(int(parts[0]))
         cores = os.cpu_count() or 1
-        if int(n) > LOCAL_PER_CORE * cores:
-            raise BoardError(f"--scheduler {address}: at most local:{LOCAL_PER_CORE * cores} on {cores} cores "
-                             f"(local:64 on 2 cores lost its own scheduler after 90 s: the workers starved it)")
-        return int(n)
+        if processes * threads > LOCAL_PER_CORE * cores:
+            raise BoardError(f"--scheduler {address}: at most {LOCAL_PER_CORE * cores} worker threads on {cores} "
+                             f"cores (local:64 on 2 cores lost its own scheduler after 90 s: the workers starved it)")
+        return processes, threads
     if not address.startswith(SCHEMES) or ":" not in address.split("://", 1)[1]:
         hint = " (that is a web address: the scheduler listens on tcp://HOST:8786)" if address.startswith("http") else ""
         raise BoardError(f"--scheduler {address!r} is not local:N or a scheduler's address such as "
                          f"tcp://HOST:8786{hint}")
     return None
+
+
+def local_layout(threads: int) -> tuple[int, int]:
+    """(processes, threads each) that local:N starts for N worker threads: about sqrt(N)
+    processes of about sqrt(N) threads (T the largest divisor of N not above sqrt(N): local:16
+    is 4 processes of 4, local:2 two of one). On 16 cores (docs/benchmarks.md) 16 processes
+    of one thread searched lines 37 + 28 in 1.33x the time of -j 16 (medians of 3) and spent
+    1.5x its CPU: each process adds an event loop, a nanny, its stop watcher and its messages
+    to the scheduler; 4 x 4 took 1.24x, 2 x 8 1.22x, 1 x 16 1.20x. Several processes keep a
+    killed one's loss to its own tasks, and the scheduler's load grows with processes, not
+    threads."""
+    t = max(d for d in range(1, math.isqrt(threads) + 1) if threads % d == 0)
+    return threads // t, t
 
 
 def probe(address: str, timeout: float) -> None:
@@ -297,24 +316,25 @@ class Cluster:
 
     def __init__(self, address: str, log: Callable[[str], None] | None = None,
                  timeout: float = CONNECT_TIMEOUT) -> None:
-        """address: 'local:N' starts a LocalCluster of N single-threaded worker processes; else a
+        """address: 'local:N' or 'local:PxT' starts a LocalCluster here (check_address); else a
         scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores."""
         from patterndb import BoardError
 
-        n = check_address(address)
+        local = check_address(address)
         distributed = _require_dask()
         self.cluster = None
-        if n is not None:
+        if local is not None:
+            processes, threads = local
             cores = os.cpu_count() or 1
-            if n > cores and log is not None:
-                log(f"warning: local:{n} starts {n} worker processes on {cores} cores: they share them, "
-                    "each with its own copy of the kernels")
+            if processes * threads > cores and log is not None:
+                log(f"warning: {address} starts {processes * threads} worker threads on {cores} cores: they share "
+                    "them")
             # The scheduler runs in this process: its logs (CRITICAL ones too, such as a closed
             # comm while it shuts down) would flood stderr; a failure is said by ClusterError.
             for name in ("distributed", "asyncio", "tornado"):
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             with _ctrl_c_held():
-                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                self.cluster = distributed.LocalCluster(n_workers=processes, threads_per_worker=threads, processes=True,
                                                         dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = distributed.Client(self.cluster)
             return

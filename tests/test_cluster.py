@@ -147,7 +147,10 @@ def test_a_result_lost_after_it_was_fetched_still_counts(cluster, monkeypatch):
     client.wait_for_workers(2, timeout=60)
 
 
-def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
+@pytest.mark.parametrize("address", ["local:2", "local:1x2"])
+def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
+    """Two single-threaded worker processes, and one process whose two threads run tasks side by
+    side (they share its tables: cluster._problem)."""
     from click.testing import CliRunner
 
     from solver.cli import main
@@ -155,13 +158,23 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path):
     f = tmp_path / "b.txt"
     f.write_text("".join(" ".join(KORF[i][:16]) + f" {KORF[i][16]}\n" for i in (0, 3)))
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--goal", "blank-first", "--pattern", "5-5-5",
-                                  "--scheduler", "local:2", "--data-dir", str(pdb_dir)])
+                                  "--scheduler", address, "--data-dir", str(pdb_dir)])
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards solved" in r.stderr and "all 2 expected lengths met" in r.stderr
 
 
+def test_local_n_is_n_threads_in_about_sqrt_n_processes():
+    from solver.cluster import check_address, local_layout
+
+    assert [local_layout(n) for n in (1, 2, 4, 7, 8, 16, 64)] == [(1, 1), (2, 1), (2, 2), (7, 1), (4, 2), (4, 4), (8, 8)]
+    assert check_address("local:2") == (2, 1) and check_address("local:4") == (2, 2)
+    assert check_address("local:2x1") == (2, 1) and check_address("local:1x2") == (1, 2)
+    assert check_address("tcp://127.0.0.1:8786") is None
+
+
 @pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port",
-                                     f"local:{4 * (os.cpu_count() or 1) + 1}"])
+                                     "local:0x2", "local:2x0", "local:2x2x1", "local:x2", "local:-2",
+                                     f"local:{4 * (os.cpu_count() or 1) + 1}", f"local:{2 * (os.cpu_count() or 1) + 1}x2"])
 def test_a_bad_scheduler_address_is_one_line_at_once(address):
     """Issue 29: these were tracebacks (some after 30 s); local:64 on 2 cores starved its own
     scheduler and flooded stderr for 90 s before it failed: more than 4 workers a core is refused."""
