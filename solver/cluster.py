@@ -437,27 +437,20 @@ def _merged(chunks: list[np.ndarray], weights: np.ndarray, least: float) -> list
     """Consecutive chunks under `least` expected work joined until they hold that much (a
     chunk of at least that stays alone, so no task grows beyond the bigger of the two;
     weights: in the order of the chunks' concatenation)."""
-    out, group, work, at = [], [], 0.0, 0
-
-    def flush() -> None:
-        if group:
-            out.append(group[0] if len(group) == 1 else np.concatenate(group))
-            group.clear()
-
-    for c in chunks:
-        w = float(weights[at : at + c.size].sum())
-        at += c.size
-        if w >= least:
-            flush()
-            out.append(c)
-            work = 0.0
-            continue
+    sizes = np.array([c.size for c in chunks], dtype=np.int64)
+    works = np.add.reduceat(weights, np.cumsum(sizes) - sizes) if chunks else np.zeros(0)
+    out, group, work = [], [], 0.0
+    for c, w in zip(chunks, works):
+        if w >= least and group:  # a big chunk ends the small ones before it
+            out.append(np.concatenate(group))
+            group, work = [], 0.0
         group.append(c)
-        work += w
+        work += float(w)
         if work >= least:
-            flush()
-            work = 0.0
-    flush()
+            out.append(np.concatenate(group))
+            group, work = [], 0.0
+    if group:
+        out.append(np.concatenate(group))
     return out
 
 
