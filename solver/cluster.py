@@ -88,7 +88,7 @@ def check_address(address: str) -> tuple[int, int] | None:
     if address.startswith("local:"):
         spec = address.split(":", 1)[1]
         parts = spec.split("x")
-        if len(parts) > 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        if len(parts) > 2 or not all(p.isascii() and p.isdigit() and int(p) >= 1 for p in parts):  # ('²' is a digit)
             raise BoardError(f"--scheduler {address}: give local:N (N >= 1 worker threads) or local:PxT "
                              "(P worker processes of T threads)")
         processes, threads = (int(parts[0]), int(parts[1])) if len(parts) == 2 else local_layout(int(parts[0]))

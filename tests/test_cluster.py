@@ -173,7 +173,7 @@ def test_local_n_is_n_threads_in_about_sqrt_n_processes():
 
 
 @pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port",
-                                     "local:0x2", "local:2x0", "local:2x2x1", "local:x2", "local:-2",
+                                     "local:0x2", "local:2x0", "local:2x2x1", "local:x2", "local:-2", "local:²",
                                      f"local:{4 * (os.cpu_count() or 1) + 1}", f"local:{2 * (os.cpu_count() or 1) + 1}x2"])
 def test_a_bad_scheduler_address_is_one_line_at_once(address):
     """Issue 29: these were tracebacks (some after 30 s); local:64 on 2 cores starved its own
