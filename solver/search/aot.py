@@ -3,10 +3,11 @@
 A cold `solver solve` spent about 0.2 s importing numba and another 0.24 s
 loading its cached kernels (five dispatches; profile in the issue 9 note),
 against about 1 ms of search for a typical 15-puzzle. `solver compile`
-(solver.compile_kernels; scripts/setup.sh runs it) compiles the seven
+(solver.compile_kernels; scripts/setup.sh runs it) compiles the eight
 functions the IDA* driver calls, from the same Python functions the JIT
 compiles, into one CPython extension with numba.pycc: search_subtrees (with
-the three DFS kernels inlined into it), frontier, h_full, scratch_size,
+the DFS kernels inlined into it), search_root (the small iterations from the
+root, back to back), frontier, h_full, scratch_size,
 solution_parity and next_bound, and rank (the walk down an exact table). Loading it takes a few milliseconds and
 needs only numpy.
 
@@ -48,7 +49,7 @@ import numpy as np
 
 from patterndb.jit import hash_sources
 
-EXPORTS = ("search_subtrees", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
+EXPORTS = ("search_subtrees", "search_root", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
 _PACKAGES = ("patterndb", "solver")
 PREFIX = "_kernels_"
 
@@ -149,9 +150,9 @@ def jit_kernels() -> SimpleNamespace:
 
     from ..heuristics.kernels import h_full, scratch_size
     from .moves import next_bound, solution_parity
-    from .subtrees import frontier, search_subtrees
+    from .subtrees import frontier, search_root, search_subtrees
 
-    return SimpleNamespace(search_subtrees=search_subtrees, frontier=frontier, h_full=h_full,
+    return SimpleNamespace(search_subtrees=search_subtrees, search_root=search_root, frontier=frontier, h_full=h_full,
                            scratch_size=scratch_size, solution_parity=solution_parity, next_bound=next_bound,
                            rank=rank)
 
@@ -193,23 +194,33 @@ def _load(jit: SimpleNamespace) -> tuple[SimpleNamespace, str] | None:
     name = PREFIX + key()
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for d in dirs:
-        so, meta = d / (name + suffix), d / (name + ".json")
-        if not (so.is_file() and meta.is_file()):
+        so = d / (name + suffix)
+        if not (so.is_file() and so.with_name(name + ".json").is_file()):
             continue
         try:
-            info = json.loads(meta.read_text())
-            data = so.read_bytes()
-            if len(data) != info["size"] or zlib.crc32(data) != info["crc32"]:
-                continue  # damaged (loading a truncated extension kills the process with SIGBUS)
-            signatures = info["signatures"]
-            spec = importlib.util.spec_from_file_location(name, so)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            funcs = {n: _Checked(getattr(module, n), getattr(jit, n), signatures[n]) for n in EXPORTS}
+            return open_extension(so, jit), f"aot {so}"
         except (OSError, ImportError, KeyError, AttributeError, ValueError):
             continue  # unreadable or half-written: the JIT kernels are always right
-        return SimpleNamespace(**funcs), f"aot {so}"
     return None
+
+
+def open_extension(so: Path, jit: SimpleNamespace | None = None) -> SimpleNamespace:
+    """The exports of the compiled extension so (its .json beside it), each behind the check
+    of its argument types (calls that differ go to jit's kernels). Raises ValueError where
+    its size or crc32 is not the recorded one (loading a truncated extension kills the
+    process with SIGBUS), OSError, ImportError, KeyError or AttributeError where it cannot
+    be read or lacks an export. scripts/ab_kernels.py opens several side by side."""
+    name = so.name.split(".")[0]
+    info = json.loads(so.with_name(name + ".json").read_text())
+    data = so.read_bytes()
+    if len(data) != info["size"] or zlib.crc32(data) != info["crc32"]:
+        raise ValueError(f"{so} is damaged: its size or crc32 is not the recorded one")
+    spec = importlib.util.spec_from_file_location(name, so)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    jit = jit or jit_kernels()
+    return SimpleNamespace(**{n: _Checked(getattr(module, n), getattr(jit, n), info["signatures"][n])
+                              for n in EXPORTS})
 
 
 @contextmanager

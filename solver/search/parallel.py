@@ -1,6 +1,7 @@
 """IDA* on every core: the iterations, the split of each big one into subtrees, and stopping.
 
-An iteration expected to be small runs from the root in one kernel call. A
+Iterations expected to be small run from the root in the calling thread,
+several in one kernel call while they stay small (subtrees.search_root). A
 big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
 pulled by the workers of a backend (threads here, Dask in solver.cluster)
 a chunk at a time, the fastest-growing big subtrees first (subtree_order);
@@ -38,6 +39,9 @@ from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
 INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
+ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after an iteration of fewer expansions
+# (and of fewer than split_nodes / 100: the next one is not to be split)
+ROOT_ROWS = 32  # (at most this many iterations a call)
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
 CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
 CHUNKS_PER_WORKER = 16  # ... but at most 1/(16 jobs) of the iteration
@@ -332,7 +336,51 @@ class Driver:
         estimate = _estimate(state.iterations)
         if state.done is None and estimate >= self.split_nodes:
             state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
+        # Here: too small to be worth a thread, or not the main thread (signals reach only that one).
+        if state.done is None and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
+            return self._from_root(state, estimate)
         return self._iteration(state, estimate)
+
+    def _from_root(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
+        """Iterations from the root in this thread, as many in one kernel call as stay small
+        (subtrees.search_root; as step). Each is reported as if searched alone, with the
+        call's time shared out by nodes."""
+        p = self.problem
+        if self.listener:
+            self.listener.iteration_started(state.bound, 1, estimate if state.iterations else None)
+        budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
+        self.stop.flag[0] = 1 if self.stop.requested else 0
+        rows = np.zeros((ROOT_ROWS, 6), dtype=np.int64)
+        solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+        started = time.monotonic()
+        k = kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state, self.root.paths,
+                                  self.root.first, state.bound, self.parity, min(ROOT_SMALL, self.split_nodes // 100),
+                                  budget, self.stop.flag, rows, solution)
+        ended = time.monotonic()
+        per_node = (ended - started) / max(1, int(rows[:k, 1 + EXPANDED].sum()))
+        begin = started
+        for i, (bound, status, expanded, generated, next_f, depth) in enumerate(rows[:k].tolist()):
+            end = ended if i == k - 1 else begin + expanded * per_node
+            if i > 0 and self.listener:
+                self.listener.iteration_started(bound, 1, _estimate(state.iterations))
+            if self.record is not None:
+                self.record(self.root.base, rows[i : i + 1, 1:], "main", begin, end)
+            if status in (LIMIT, STOPPED):  # searched again on a resume: kept apart
+                state.unfinished_expanded += expanded
+                state.unfinished_generated += generated
+                state.seconds += end - begin
+                return ("limit" if status == LIMIT and not self.stop.requested else self.stop.reason), []
+            state.expanded, state.generated, state.next_f = expanded, generated, next_f
+            path = [int(c) for c in solution[: depth + 1]] if status == FOUND else []
+            self._complete(state, state.seconds + end - begin, 1, path)
+            if path:
+                return "found", path
+            if self.stop.requested and i < k - 1:  # asked during the call or by a listener: the rest searched again
+                state.unfinished_expanded += int(rows[i + 1 : k, 1 + EXPANDED].sum())
+                state.unfinished_generated += int(rows[i + 1 : k, 1 + GENERATED].sum())
+                return self.stop.reason, []
+            begin = end
+        return "exhausted", []
 
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
         """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
@@ -357,15 +405,9 @@ class Driver:
         self.stop.flag[0] = 1 if self.stop.requested else 0
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
-        # Inline: too small to be worth a thread, or not the main thread (signals reach only that one).
-        if not split and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
-            res, sol = run_chunk(self.problem, paths, first, order, state.bound, budget, self.stop.flag)
-            rows.put(order[: len(res)], res, sol, "main", started, time.monotonic())
-            done = True
-        else:
-            backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
-                          _expected(pieces.weights, state.last_sizes, estimate, len(order), subtrees))
-            done = False
+        backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
+                      _expected(pieces.weights, state.last_sizes, estimate, len(order), subtrees))
+        done = False
         path: list[int] = []
         limit = False
         finished = 0  # pieces searched to the end in this run
@@ -419,23 +461,27 @@ class Driver:
         state.seconds = elapsed
         complete = finished == len(order)  # even if a stop came just after the last subtree
         if path or complete:
-            it = Iteration(state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f)
-            state.iterations.append(it)
-            state.expanded = state.generated = 0
-            state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
-            if split:
-                state.prior_sizes, state.last_sizes, state.sizes = state.last_sizes, state.sizes, None
-            if not path:
-                if it.next_f == NO_BOUND:
-                    raise RuntimeError("IDA* exhausted the search space without reaching the goal")
-                state.bound = int(kernels().next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
-            if self.listener:
-                self.listener.iteration_finished(state, it)
+            self._complete(state, elapsed, subtrees, path)
         if path:
             return "found", path
         if complete:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+
+    def _complete(self, state: SearchState, elapsed: float, subtrees: int, path: list[int]) -> None:
+        """The current iteration is complete (or found path): record it and move state to the next bound."""
+        it = Iteration(state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f)
+        state.iterations.append(it)
+        state.expanded = state.generated = 0
+        if state.done is not None:  # split
+            state.prior_sizes, state.last_sizes, state.sizes = state.last_sizes, state.sizes, None
+        state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
+        if not path:
+            if it.next_f == NO_BOUND:
+                raise RuntimeError("IDA* exhausted the search space without reaching the goal")
+            state.bound = int(kernels().next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
+        if self.listener:
+            self.listener.iteration_finished(state, it)
 
     def _split_backend(self, estimate: float, iterations: list[Iteration]) -> Backend:
         """The backend of a split iteration expected to expand `estimate` nodes: this machine's

@@ -25,7 +25,7 @@ from ..heuristics.kernels import PDB, PDB_MAX, h_full, has_zero_aware, scratch_s
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
 from .idastar_pdb import dfs_pdb, dfs_pdb_ahead, dfs_pdb_ahead_zero, dfs_pdb_zero
-from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, slide
+from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, slide
 
 # Columns of the per-subtree result rows.
 STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
@@ -190,3 +190,31 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
         if status == LIMIT or status == STOPPED:
             return k + 1
     return indices.size
+
+
+@njit(cache=True, nogil=True)
+def search_root(board0, goal, H, nbrs, fsm, state0, paths, first, bound, parity, small, budget, stop, rows, solution):
+    """IDA* iterations from the root (paths, first: the root as subtree 0), one after the other
+    in one call while they stay small: a kernel call from the driver costs about 0.1 ms of
+    Python around it, as much as a 15-puzzle's early iterations (Korf's 100 took 4.6 calls a
+    board).
+
+    rows[k] = (bound, then search_subtrees's result row) of the k-th iteration. The next
+    bound is searched only after an exhausted iteration of fewer than `small` expansions,
+    while the budget (> 0: expansions over all the iterations) lasts, no stop is asked for and
+    rows has room. Returns the number of rows written.
+    """
+    index = np.zeros(1, dtype=np.int64)
+    result = np.zeros((1, 5), dtype=np.int64)
+    spent = 0
+    for k in range(rows.shape[0]):
+        search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, index, bound,
+                        budget - spent if budget > 0 else 0, stop, result, solution)
+        rows[k, 0] = bound
+        rows[k, 1:] = result[0]
+        spent += result[0, EXPANDED]
+        if (result[0, STATUS] != EXHAUSTED or result[0, EXPANDED] >= small or result[0, NEXT_F] == NO_BOUND
+                or (budget > 0 and spent >= budget) or stop[0] != 0):
+            return k + 1
+        bound = next_bound(result[0, NEXT_F], parity)
+    return rows.shape[0]
