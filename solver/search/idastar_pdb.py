@@ -5,10 +5,14 @@ changes, so the kernel keeps each group's current value and the two sums
 (regular and diagonally mirrored), updates one entry per move and restores
 it on backtrack: two table lookups per node, no copies. It keeps each
 group's rank too and steps it per move (rank_steps: a few operations, not a
-ranking of the group's tiles; 3-4% less time on the 24-puzzle, the rest of
-the ranking's share hidden behind the table reads anyway). The look-ahead
-kernel (4x4) ranks the children it locates instead and keeps no ranks:
-with rank steps there Korf's 100 took 3-10% longer in 8 of 8 pairs. The
+ranking of the group's tiles; 3-4% less time on the 24-puzzle). The
+look-ahead kernel (4x4), which locates both entries of every child on a
+node's first visit, gains most: Korf's 100 with 7-8 took 0.73x the kernel
+time of ranking each group there (10 passes in turn in one process, the
+same nodes). An earlier comparison found rank steps slower there; the
+same source compiled twice gives different machine code (4% apart in one
+comparison: docs/benchmarks.md), so kernels are compared as two extensions
+in one process, pass for pass (scripts/ab_kernels.py). The
 mirrored lookup is skipped when the regular sum alone already prunes the
 child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
@@ -49,7 +53,7 @@ from patterndb.jit import njit
 from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, group_entry, group_key, h_full, key_entry, lookup_arrays
+from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
 from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
 from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
 
@@ -72,18 +76,12 @@ def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, 
 
 
 @njit(cache=True, inline="always")
-def _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g, reflected,
-            zero, ahead, depth, e):
-    """Locate group g's entry (kernels.group_entry: the look-ahead ranks the group, which
-    measured faster on 4x4 than a rank step from the parent's key) into ahead[depth, e, 0:4]
-    (reflected: 4:8) as _child_entry's quadruple, and ask the CPU for it."""
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                              reflected, zero)
+def _ask(table, zinfo, g, index, r, zero):
+    """Ask the CPU for group g's entry at index (r: its key_entry word), and for what a
+    zero-aware group reads first if the code is flagged (plain groups: byte 0)."""
     prefetch(table, index)
-    if zero:  # and what a zero-aware group reads first if the code is flagged (plain groups: byte 0)
+    if zero:
         prefetch(table, zinfo[g, 4] + zinfo[g, 5] * ((r & 0xFFFFFFFF) >> zinfo[g, 6]))
-    i = 4 if reflected else 0
-    ahead[depth, e, i + 1], ahead[depth, e, i + 2], ahead[depth, e, i + 3] = index, m, r
 
 
 @njit(cache=True, inline="always")
@@ -128,13 +126,11 @@ def _kernel(look_ahead: bool, zero: bool):
         weight = np.zeros(n, dtype=np.int64)
         keys = np.zeros(2 * G, dtype=np.int64)
         mds = np.zeros(2 * G, dtype=np.int64)
-        if not look_ahead:
-            tile_weights(group_tiles, group_k, n, slot, weight)
-            for g in range(G):
-                keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
-                if reflect:
-                    keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True,
-                                                        zero)
+        tile_weights(group_tiles, group_k, n, slot, weight)
+        for g in range(G):
+            keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
+            if reflect:
+                keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True, zero)
         nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the next direction, or the next place in order
         states = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the move-pruning machine's state per depth
         states[d0] = state0
@@ -169,20 +165,20 @@ def _kernel(look_ahead: bool, zero: bool):
                     if fsm[states[depth], e] >= 0:
                         c = nbrs[b, e]
                         t = board[c]
-                        pos[t] = b  # (the lookups read only the pattern tiles' and the blank's cells)
-                        pos[0] = c
-                        g = group_of[t]
-                        ahead[depth, e, 0] = g
+                        g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
+                                                      refl_cell, keys, mds, t, c, b, 0, False, zero)
+                        ahead[depth, e, 0], ahead[depth, e, 1], ahead[depth, e, 2], ahead[depth, e, 3] = g, index, m, r
                         if g >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                    cols, g, False, zero, ahead, depth, e)
-                        g2 = group_of[refl_tile[t]] if reflect else -1
+                            _ask(table, zinfo, g, index, r, zero)
+                        g2 = -1
+                        if reflect:
+                            g2, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight,
+                                                           refl_tile, refl_cell, keys, mds, refl_tile[t], refl_cell[c],
+                                                           refl_cell[b], G, True, zero)
+                            ahead[depth, e, 5], ahead[depth, e, 6], ahead[depth, e, 7] = index, m, r
+                            if g2 >= 0:
+                                _ask(table, zinfo, g2, index, r, zero)
                         ahead[depth, e, 4] = g2
-                        if g2 >= 0:
-                            _locate(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                    cols, g2, True, zero, ahead, depth, e)
-                        pos[t] = c
-                        pos[0] = b
                 # Judge all the children now (their entries were asked for together) and visit
                 # the survivors lowest f first, then lowest min(hr1, hf1) (the other lookup's
                 # guess), then by direction: the last iteration meets the goal sooner (module
@@ -229,13 +225,11 @@ def _kernel(look_ahead: bool, zero: bool):
                     g = saved[depth, 0]
                     if g >= 0:
                         gval[g] = saved[depth, 1]
-                        if not look_ahead:  # (which locates by ranking: no keys kept)
-                            keys[g], mds[g] = saved[depth, 2], saved[depth, 3]
+                        keys[g], mds[g] = saved[depth, 2], saved[depth, 3]
                     g = saved[depth, 4]
                     if g >= 0:
                         fval[g] = saved[depth, 5]
-                        if not look_ahead:
-                            keys[G + g], mds[G + g] = saved[depth, 6], saved[depth, 7]
+                        keys[G + g], mds[G + g] = saved[depth, 6], saved[depth, 7]
                 depth -= 1
                 continue
             nextdir[depth] += 1
@@ -248,7 +242,7 @@ def _kernel(look_ahead: bool, zero: bool):
             if look_ahead:  # judged: a survivor
                 g, v, hr1, g2, v2, hf1 = ahead[depth, d, 0], judged[depth, d, 0], judged[depth, d, 1], judged[
                     depth, d, 2], judged[depth, d, 3], judged[depth, d, 4]
-                m = r = m2 = r2 = 0
+                m, r, m2, r2 = ahead[depth, d, 2], ahead[depth, d, 3], ahead[depth, d, 6], ahead[depth, d, 7]
             else:
                 generated += 1
                 g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell,
@@ -283,15 +277,13 @@ def _kernel(look_ahead: bool, zero: bool):
             if g >= 0:
                 saved[depth, 1] = gval[g]
                 gval[g] = v
-                if not look_ahead:
-                    saved[depth, 2], saved[depth, 3] = keys[g], mds[g]
-                    keys[g], mds[g] = r & KEY_BITS, m
+                saved[depth, 2], saved[depth, 3] = keys[g], mds[g]
+                keys[g], mds[g] = r & KEY_BITS, m
             if g2 >= 0:
                 saved[depth, 5] = fval[g2]
                 fval[g2] = v2
-                if not look_ahead:
-                    saved[depth, 6], saved[depth, 7] = keys[G + g2], mds[G + g2]
-                    keys[G + g2], mds[G + g2] = r2 & KEY_BITS, m2
+                saved[depth, 6], saved[depth, 7] = keys[G + g2], mds[G + g2]
+                keys[G + g2], mds[G + g2] = r2 & KEY_BITS, m2
             if max(hr1, hf1) == 0 and np.array_equal(board, goal):
                 path[: depth + 1] = cells[: depth + 1]
                 return FOUND, depth, expanded, generated, nxt
