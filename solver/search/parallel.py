@@ -372,7 +372,7 @@ class Driver:
                 return ("limit" if status == LIMIT and not self.stop.requested else self.stop.reason), []
             state.expanded, state.generated, state.next_f = expanded, generated, next_f
             path = [int(c) for c in solution[: depth + 1]] if status == FOUND else []
-            self._complete(state, state.seconds + end - begin, 1, path)
+            self._complete(state, state.seconds + end - begin, 1, path, rows[i + 1, 0] if i < k - 1 else None)
             if path:
                 return "found", path
             if self.stop.requested and i < k - 1:  # asked during the call or by a listener: the rest searched again
@@ -468,8 +468,10 @@ class Driver:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
 
-    def _complete(self, state: SearchState, elapsed: float, subtrees: int, path: list[int]) -> None:
-        """The current iteration is complete (or found path): record it and move state to the next bound."""
+    def _complete(self, state: SearchState, elapsed: float, subtrees: int, path: list[int],
+                  next_bound: int | None = None) -> None:
+        """The current iteration is complete (or found path): record it and move state to the
+        next bound (next_bound where the caller knows it: search_root searched it already)."""
         it = Iteration(state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f)
         state.iterations.append(it)
         state.expanded = state.generated = 0
@@ -479,7 +481,9 @@ class Driver:
         if not path:
             if it.next_f == NO_BOUND:
                 raise RuntimeError("IDA* exhausted the search space without reaching the goal")
-            state.bound = int(kernels().next_bound(it.next_f, self.parity))  # before a checkpoint sees the state
+            if next_bound is None:
+                next_bound = kernels().next_bound(it.next_f, self.parity)
+            state.bound = int(next_bound)  # before a checkpoint sees the state
         if self.listener:
             self.listener.iteration_finished(state, it)
 
