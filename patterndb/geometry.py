@@ -68,6 +68,17 @@ class Shape:
         except (KeyError, TypeError):
             raise ValueError(f"cells {src} and {dst} are not adjacent") from None
 
+    def directions(self, path: list[int]) -> str:
+        """Direction letters of a blank path (its cells, first to last): one join, not a
+        direction() call a move."""
+        moves = self._moves
+        try:
+            return "".join([moves[a, b] for a, b in zip(path, path[1:])])
+        except (KeyError, TypeError):
+            for a, b in zip(path, path[1:]):
+                self.direction(a, b)  # raises for the first pair that is not a move
+            raise
+
     def manhattan(self, a: int, b: int) -> int:
         ra, ca = divmod(a, self.cols)
         rb, cb = divmod(b, self.cols)

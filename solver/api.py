@@ -476,18 +476,17 @@ def _solution(board: Board, canon: Board, frame: Frame, path: list[int], optimal
               heuristic: str, expanded: int, generated: int, seconds: float) -> Solution:
     """Turn a canonical blank-cell path from canon (board in the canonical frame) into the
     caller's tiles and directions, checking each step."""
-    shape = board.shape
-    tiles, dirs = [], []
+    dirs = board.shape.directions(path)  # raises unless each step is a move
+    tiles = []
     cur = canon.tiles.tolist()  # a plain list: a Board per move cost 1 ms a solve
     for a, b in zip(path, path[1:]):
-        dirs.append(shape.direction(a, b))  # raises unless a and b are adjacent
         tiles.append(cur[b])
         cur[a], cur[b] = cur[b], 0
     if cur != frame.canonical_goal.tiles.tolist():
         raise AssertionError("internal error: the solution does not reach the goal")
     return Solution(
         board=board, goal=frame.goal, moves=frame.tiles_from_canonical(tiles),
-        directions=frame.directions_from_canonical("".join(dirs)), optimal=optimal, proof=proof,
+        directions=frame.directions_from_canonical(dirs), optimal=optimal, proof=proof,
         algorithm=algorithm, heuristic=heuristic, nodes_expanded=int(expanded),
         nodes_generated=int(generated), seconds=seconds,
     )

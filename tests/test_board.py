@@ -129,3 +129,13 @@ def test_scramble_walks_by_legal_moves(shape, moves, seed):
 def test_unsolvable_flips_parity():
     g = make_goal(Shape(4, 4), "blank-last")
     assert not is_solvable(parse_board("1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0"), g)
+
+
+def test_directions_of_a_blank_path_and_a_path_that_jumps():
+    """Shape.directions names each move of a blank path (U, D, L, R: where the blank goes)
+    and refuses a step between cells that are not neighbours."""
+    shape = Shape(3, 4)
+    assert shape.directions([5, 1, 2, 6, 5, 9]) == "URDLD"
+    assert shape.directions([7]) == ""
+    with pytest.raises(ValueError, match="cells 3 and 4 are not adjacent"):
+        shape.directions([2, 3, 4])

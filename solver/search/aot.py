@@ -101,7 +101,8 @@ def arg_key(value: Any) -> Any:
     """What a pycc signature fixes about an argument: dtype, rank, layout, writability of an
     array; int or bool; the same of each field of a tuple."""
     if isinstance(value, np.ndarray):
-        return ("a", value.dtype.str, value.ndim, bool(value.flags.c_contiguous), bool(value.flags.writeable))
+        flags = value.flags
+        return ("a", value.dtype.str, value.ndim, flags.c_contiguous, flags.writeable)
     if isinstance(value, (bool, np.bool_)):
         return "b"
     if isinstance(value, (int, np.integer)):

@@ -23,6 +23,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Protocol
 
 import numpy as np
@@ -145,7 +146,7 @@ class Problem:
     nbrs: np.ndarray
     machine: MoveMachine
 
-    @property
+    @cached_property
     def start_state(self) -> int:
         """The machine's state at the root."""
         return int(self.machine.start[self.blank])
@@ -159,7 +160,7 @@ class Problem:
         parity = int(k.solution_parity(int(pos[0]), self.goal, self.H[3]))
         return int(k.next_bound(h0, parity)), parity
 
-    @property
+    @cached_property
     def blank(self) -> int:
         return int(np.flatnonzero(self.tiles == 0)[0])
 
