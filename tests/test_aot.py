@@ -206,6 +206,25 @@ def test_stale_half_written_and_broken_extensions_are_ignored(aot_dir, use, tmp_
     assert aot.origin == "jit"
 
 
+def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refused(aot_dir, use, tmp_path):
+    """aot.open_extension (scripts/ab_kernels.py opens two side by side): the exports of one
+    file, checked as the registry checks them; a truncated file is a ValueError, not a SIGBUS."""
+    use("off")
+    so = next(aot_dir.glob(aot.PREFIX + "*.so"))
+    k = aot.open_extension(so)
+    board = " ".join(KORF[7][:16])  # some 10^5 nodes with Manhattan distance
+    with aot.serving(k):
+        fast = solve(board, goal="blank-first", jobs=1, algorithm="idastar", heuristic="manhattan")
+    assert k.search_root.misses == 0 and k.search_root.compiled is not k.search_root.jit
+    slow = solve(board, goal="blank-first", jobs=1, algorithm="idastar", heuristic="manhattan")
+    assert _counts(fast) == _counts(slow)
+    broken = tmp_path / so.name
+    broken.write_bytes(so.read_bytes()[:4096])
+    shutil.copy(so.with_name(so.name.split(".")[0] + ".json"), tmp_path)
+    with pytest.raises(ValueError, match="damaged"):
+        aot.open_extension(broken)
+
+
 def test_deferred_kernels_become_numba_dispatchers_everywhere():
     code = ("import sys\n"
             "import numpy as np\n"
