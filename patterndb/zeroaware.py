@@ -92,15 +92,17 @@ def encoding_bytes(n: int, k: int, entries: int) -> int:
     return (entries + 1) // 2 + 8 * blocks + layout(entries, entries // 4, region_bytes(n, k))[2]
 
 
+# Per column count c (1-64): the cells of the first column of a board c wide, as bits.
+_FIRST_COLUMN = np.array([0] + [sum(1 << x for x in range(0, 64, c)) for c in range(1, 65)], dtype=np.uint64)
+
+
 @njit(cache=True, nogil=True)
 def region_ordinal(used, blank, cols, n):
     """j of the blank's region: how many uncovered cells lie below its lowest cell (the
     builder's numbering of regions). A call of its own, made only for flagged placements;
     it takes numbers, not arrays, so the kernels' loops stay free of them."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    first = np.uint64(0)
-    for c in range(0, n, cols):
-        first |= np.uint64(1) << np.uint64(c)
+    first = _FIRST_COLUMN[cols] & full  # (a loop over the rows cost a division: 5% of best's 4x4 search)
     geo = (np.uint64(cols), full & ~first, full & ~(first << np.uint64(cols - 1)), full)
     free = full & ~np.uint64(used)
     return np.int64(ordinal(lowest_bit(flood(blank, free, geo)), free))
