@@ -18,13 +18,15 @@ child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
 
 Most of the time goes to waiting for table entries (a 259 MB table: each
-read a cache miss; perf puts 60% of the kernel's samples on the two reads).
+read a cache miss; perf puts 60% of the kernel's samples on the two reads; with
+the look-ahead and rank steps, 38% just after the reads and the prefetches).
 dfs_pdb_ahead therefore locates the entries of all of a node's children,
 regular and mirrored, when the node is first visited and asks the CPU for
 them at once (prefetch), so that their reads overlap: Korf's 100 with 7-8
 took 21% less search time. On the 24-puzzle the same cost 14% more (the
 mirrored entries of children the regular one prunes are located in vain),
-so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
+and still 6% more once located by rank steps (lines 25 + 32, z6-6-6-6,
+scripts/ab_kernels.py), so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
 look_ahead a constant (no branch left in either). Both ask for the children's
 rows of the move-pruning machine on the same first visit (moves.ask_rows).
 
@@ -102,7 +104,7 @@ def _judge(table, packed, zinfo, cols, n, g, index, m, r, old, h, depth, bound, 
 
 def _kernel(look_ahead: bool, zero: bool):
     """The kernel, with or without prefetching the children's entries (see the module
-    docstring), for plain tables only or for zero-aware ones too (kernels.group_entry)."""
+    docstring), for plain tables only or for zero-aware ones too (kernels.key_entry)."""
 
     @njit(cache=True, nogil=True)
     def dfs_pdb(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
