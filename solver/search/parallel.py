@@ -347,10 +347,7 @@ class Driver:
         (subtrees.search_root; as step). Each is reported as if searched alone, with the
         call's time shared out by nodes."""
         p = self.problem
-        if self.listener:
-            self.listener.iteration_started(state.bound, 1, estimate if state.iterations else None)
-        budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
-        self.stop.flag[0] = 1 if self.stop.requested else 0
+        budget = self._begin(state, 1, estimate)
         rows = np.zeros((ROOT_ROWS, 6), dtype=np.int64)
         solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
         started = time.monotonic()
@@ -399,11 +396,8 @@ class Driver:
         subtrees = len(state.done) if split else 1
         paths, first, order = pieces.paths, pieces.first, pieces.order
         tally = Tally(pieces, subtrees) if pieces.cut else None
-        if self.listener:
-            self.listener.iteration_started(state.bound, subtrees, estimate if state.iterations else None)
+        budget = self._begin(state, subtrees, estimate)
         started = time.monotonic()
-        budget = max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
-        self.stop.flag[0] = 1 if self.stop.requested else 0
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
         backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
@@ -468,6 +462,14 @@ class Driver:
         if complete:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+
+    def _begin(self, state: SearchState, subtrees: int, estimate: float) -> int:
+        """An iteration at state.bound begins: tell the listener, arm the stop flag (a stop
+        asked for before still holds); the node budget left (0: none)."""
+        if self.listener:
+            self.listener.iteration_started(state.bound, subtrees, estimate if state.iterations else None)
+        self.stop.flag[0] = 1 if self.stop.requested else 0
+        return max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
 
     def _complete(self, state: SearchState, elapsed: float, subtrees: int, path: list[int],
                   next_bound: int | None = None) -> None:
