@@ -290,6 +290,38 @@ def test_an_error_in_a_worker_thread_is_raised_not_swallowed(pdb_dir, monkeypatc
         Driver(p, ThreadBackend(2), StopFlag(), split_nodes=0).run()
 
 
+def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monkeypatch):
+    """A root iteration too big for the calling thread (INLINE_NODES) and not split runs in a
+    thread of its own while the caller waits: a stop request, a time-out and an error there
+    end the search as they do a split iteration."""
+    from types import SimpleNamespace
+
+    import solver.search.parallel as par
+
+    board, want = korf(2)  # 241 M expansions with Manhattan: minutes
+    p, _ = problem(board, heuristic="manhattan")
+    stop = StopFlag()
+    threading.Timer(1.0, stop.request, ("interrupted",)).start()
+    t = time.monotonic()
+    out = Driver(p, ThreadBackend(2), stop, split_nodes=10**12).run()
+    assert out.status == "interrupted" and time.monotonic() - t < 2.5
+    assert 0 < out.lower_bound <= want and out.path == [] and out.state.unfinished_expanded > 0
+    assert max(it.expanded for it in out.state.iterations) >= par.INLINE_NODES  # (one ran in a thread)
+    t = time.monotonic()
+    out = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12, deadline=time.monotonic() + 1.0).run()
+    assert out.status == "timeout" and time.monotonic() - t < 2.5
+    real = par.kernels()
+
+    def failing(*a):
+        if threading.current_thread() is not threading.main_thread():
+            raise MemoryError("simulated")
+        return real.search_root(*a)
+
+    monkeypatch.setattr(par, "kernels", lambda: SimpleNamespace(**{**vars(real), "search_root": failing}))
+    with pytest.raises(RuntimeError, match="search thread failed.*simulated"):
+        Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12).run()
+
+
 def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, rng):
     """The PDB kernel (on 3x3: the variant that prefetches and judges the children before
     visiting them lowest f first) against a plain recursive IDA* with the same heuristic and

@@ -1,7 +1,8 @@
 """IDA* on every core: the iterations, the split of each big one into subtrees, and stopping.
 
-Iterations expected to be small run from the root in the calling thread,
-several in one kernel call while they stay small (subtrees.search_root). A
+Iterations not worth splitting run from the root, several in one kernel
+call while they stay small (subtrees.search_root): in the calling thread, or,
+expected to take longer, in a thread of their own while the caller waits. A
 big one is shared out: the subtrees of a fixed frontier (subtrees.py) are
 pulled by the workers of a backend (threads here, Dask in solver.cluster)
 a chunk at a time, the fastest-growing big subtrees first (subtree_order);
@@ -39,7 +40,7 @@ from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
-INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start)
+INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start), bigger in one
 ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after an iteration of fewer expansions
 # (and of fewer than split_nodes / 100: the next one is not to be split)
 ROOT_ROWS = 32  # (at most this many iterations a call)
@@ -297,7 +298,6 @@ class Driver:
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
         root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
-        self.local = ThreadBackend(1)  # an unsplit iteration is one subtree: one thread, here
         # A backend far away (Dask) says how many seconds of this machine's threads a split
         # iteration may be expected to take and still be searched here, on them (nearby_seconds).
         self.nearby = ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
@@ -337,23 +337,31 @@ class Driver:
         estimate = _estimate(state.iterations)
         if state.done is None and estimate >= self.split_nodes:
             state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
-        # Here: too small to be worth a thread, or not the main thread (signals reach only that one).
-        if state.done is None and (estimate < INLINE_NODES or threading.current_thread() is not threading.main_thread()):
-            return self._from_root(state, estimate)
+        if state.done is None:
+            # In a thread of its own where it may take long and this is the main thread (signals
+            # reach only that one); here where it is small, or in a thread already.
+            threaded = estimate >= INLINE_NODES and threading.current_thread() is threading.main_thread()
+            return self._from_root(state, estimate, threaded)
         return self._iteration(state, estimate)
 
-    def _from_root(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
-        """Iterations from the root in this thread, as many in one kernel call as stay small
-        (subtrees.search_root; as step). Each is reported as if searched alone, with the
-        call's time shared out by nodes."""
+    def _from_root(self, state: SearchState, estimate: float, threaded: bool = False) -> tuple[str, list[int]]:
+        """Iterations from the root, as many in one kernel call as stay small
+        (subtrees.search_root; as step), in this thread or (threaded) in a thread of their
+        own while this one waits. Each is reported as if searched alone, with the call's time
+        shared out by nodes."""
         p = self.problem
         budget = self._begin(state, 1, estimate)
         rows = np.zeros((ROOT_ROWS, 6), dtype=np.int64)
         solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
         started = time.monotonic()
-        k = kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state, self.root.paths,
-                                  self.root.first, state.bound, self.parity, min(ROOT_SMALL, self.split_nodes // 100),
-                                  budget, self.stop.flag, rows, solution)
+
+        def call() -> int:
+            return kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state,
+                                         self.root.paths, self.root.first, state.bound, self.parity,
+                                         min(ROOT_SMALL, self.split_nodes // 100), budget, self.stop.flag, rows,
+                                         solution)
+
+        k = self._waiting(call) if threaded else call()
         ended = time.monotonic()
         per_node = (ended - started) / max(1, int(rows[:k, 1 + EXPANDED].sum()))
         begin = started
@@ -362,7 +370,7 @@ class Driver:
             if i > 0 and self.listener:
                 self.listener.iteration_started(bound, 1, _estimate(state.iterations))
             if self.record is not None:
-                self.record(self.root.base, rows[i : i + 1, 1:], "main", begin, end)
+                self.record(self.root.base, rows[i : i + 1, 1:], "ida-0" if threaded else "main", begin, end)
             if status in (LIMIT, STOPPED):  # searched again on a resume: kept apart
                 state.unfinished_expanded += expanded
                 state.unfinished_generated += generated
@@ -380,20 +388,48 @@ class Driver:
             begin = end
         return "exhausted", []
 
+    def _waiting(self, call: Callable[[], int]) -> int:
+        """call() in a thread of its own, this one waiting TICK at a time so that its signal
+        handlers run and time-outs are seen (a kernel stops within milliseconds of the stop
+        flag). A thread per call: starting one costs about 0.1 ms, the driver's split-iteration
+        machinery around one subtree (ThreadBackend, work queue, result rows) cost 0.7 ms
+        (Korf's 100 with 7-8: 9 such iterations, 2% of the search time)."""
+        box: list[tuple[bool, object]] = []
+
+        def run() -> None:
+            try:
+                box.append((True, call()))
+            except BaseException as e:  # raised here, in the caller
+                box.append((False, e))
+
+        worker = threading.Thread(target=run, daemon=True, name="ida-0")
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(TICK)
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    self.stop.request("timeout")
+        except BaseException:  # (an exception from a signal handler): the kernel stops too
+            self.stop.flag[0] = 1
+            worker.join()
+            raise
+        ok, value = box[0]
+        if not ok:
+            raise RuntimeError(f"a search thread failed: {value!r}") from value
+        return value
+
     def _iteration(self, state: SearchState, estimate: float) -> tuple[str, list[int]]:
-        """Search at state.bound: ("exhausted", []) when complete, else the reason it ended."""
-        split = state.done is not None
-        pieces, backend = self.root, self.local
-        if split:
-            base_paths, base_first = self.frontier()
-            todo = search_order(np.flatnonzero(~state.done), state.last_sizes, state.prior_sizes)
-            if state.sizes is None:
-                state.sizes = np.zeros(len(state.done), dtype=np.int64)
-            backend = self._split_backend(estimate, state.iterations)
-            jobs = backend.jobs if getattr(backend, "cuts", False) else 1  # (a backend that takes pieces)
-            pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
-                         base_paths, base_first, todo, state.last_sizes, jobs)
-        subtrees = len(state.done) if split else 1
+        """Search a split iteration at state.bound: ("exhausted", []) when complete, else the
+        reason it ended."""
+        base_paths, base_first = self.frontier()
+        todo = search_order(np.flatnonzero(~state.done), state.last_sizes, state.prior_sizes)
+        if state.sizes is None:
+            state.sizes = np.zeros(len(state.done), dtype=np.int64)
+        backend = self._split_backend(estimate, state.iterations)
+        jobs = backend.jobs if getattr(backend, "cuts", False) else 1  # (a backend that takes pieces)
+        pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
+                     base_paths, base_first, todo, state.last_sizes, jobs)
+        subtrees = len(state.done)
         paths, first, order = pieces.paths, pieces.first, pieces.order
         tally = Tally(pieces, subtrees) if pieces.cut else None
         budget = self._begin(state, subtrees, estimate)
@@ -427,16 +463,15 @@ class Driver:
                 state.generated += int(g.sum())
                 if len(f):
                     state.next_f = min(state.next_f, int(f.min()))
-                if split:
-                    state.done[b] = True
-                    state.sizes[b] = e
+                state.done[b] = True
+                state.sizes[b] = e
                 found = np.flatnonzero(status == FOUND)
                 if len(found) and not path:
                     path = [int(c) for c in sol[: res[found[0], GOAL_DEPTH] + 1]]
             if limit or path:
                 self.stop.flag[0] = 2
             elapsed = state.seconds + time.monotonic() - started
-            if split and self.listener:
+            if self.listener:
                 self.listener.subtrees_done(state, int(state.done.sum()), len(state.done), elapsed)
             if self.deadline is not None and time.monotonic() > self.deadline:
                 self.stop.request("timeout")
