@@ -40,7 +40,8 @@ from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
-INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start), bigger in one
+INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start), bigger ones in a
+# thread of their own
 ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after an iteration of fewer expansions
 # (and of fewer than split_nodes / 100: the next one is not to be split)
 ROOT_ROWS = 32  # (at most this many iterations a call)
@@ -407,8 +408,7 @@ class Driver:
         try:
             while worker.is_alive():
                 worker.join(TICK)
-                if self.deadline is not None and time.monotonic() > self.deadline:
-                    self.stop.request("timeout")
+                self._watch_deadline()
         except BaseException:  # (an exception from a signal handler): the kernel stops too
             self.stop.flag[0] = 1
             worker.join()
@@ -473,8 +473,7 @@ class Driver:
             elapsed = state.seconds + time.monotonic() - started
             if self.listener:
                 self.listener.subtrees_done(state, int(state.done.sum()), len(state.done), elapsed)
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                self.stop.request("timeout")
+            self._watch_deadline()
             if done:
                 break
         # Subtrees with only some pieces finished: part of the solving iteration's count, or
@@ -497,6 +496,11 @@ class Driver:
         if complete:
             return "exhausted", []
         return ("limit" if limit and not self.stop.requested else self.stop.reason), []
+
+    def _watch_deadline(self) -> None:
+        """Ask for a stop once the time-out has passed (the driver looks every TICK)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.stop.request("timeout")
 
     def _begin(self, state: SearchState, subtrees: int, estimate: float) -> int:
         """An iteration at state.bound begins: tell the listener, arm the stop flag (a stop
