@@ -65,14 +65,20 @@ class Frame:
 
     def to_canonical(self, board: Board) -> Board:
         tiles = self.label[board.tiles]
-        return Board(self.shape, tiles[::-1] if self.rotated else tiles)
+        return Board.relabelled(self.shape, board, tiles[::-1] if self.rotated else tiles)
 
     def from_canonical(self, board: Board) -> Board:
         tiles = self.unlabel[board.tiles]
-        return Board(self.shape, tiles[::-1] if self.rotated else tiles)
+        return Board.relabelled(self.shape, board, tiles[::-1] if self.rotated else tiles)
 
     def tiles_from_canonical(self, tiles: list[int]) -> list[int]:
-        return self.unlabel[np.asarray(tiles, dtype=np.int64)].tolist()
+        unlabel = self._unlabel_list
+        return [unlabel[t] for t in tiles]
+
+    @cached_property
+    def _unlabel_list(self) -> list[int]:
+        """unlabel as a list: a solution's tiles are mapped one by one, in Python."""
+        return self.unlabel.tolist()
 
     def directions_from_canonical(self, directions: str) -> str:
         return directions.translate(_FLIP) if self.rotated else directions

@@ -310,7 +310,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     elif algorithm in ("idastar", "iddfs"):
         problems = [(x, Problem(tiles, goal_tiles, x.H, nbrs, plan.machine)) for x in (h, plan.rival) if x is not None]
         path, expanded, generated, iterations, resumed, h, raced = _idastar(
-            problems, plan, control or Control(), start, str(canon))
+            problems, plan, control or Control(), start, canon)
         optimal = h.admissible
         proof = "IDDFS" if algorithm == "iddfs" else f"IDA* with admissible {h.name}"
     else:
@@ -336,7 +336,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
 
 
 def _idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
-             canonical_board: str) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+             canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
     """Run the IDA* driver with the plan's heuristic, or with the winner of a race of two
     (search.race); (path, expanded, generated, iterations, where it resumed, the heuristic
     that searched, the race) or SearchStopped."""
@@ -370,7 +370,7 @@ def _idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Con
             out, resume = raced.outcome, raced.state
             log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
         if control.checkpoint is not None:
-            ident = identity(canonical_board, str(plan.frame.canonical_goal), plan.algorithm, h.name, h.tables,
+            ident = identity(str(canonical_board), str(plan.frame.canonical_goal), plan.algorithm, h.name, h.tables,
                              plan.machine.depth)
             ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
             if not racing:
@@ -386,7 +386,7 @@ def _idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Con
         if path is None and out is None:
             trace = None
             if control.trace is not None:
-                trace = Trace(control.trace, _trace_header(problem, plan, h, backend, canonical_board, control), log)
+                trace = Trace(control.trace, _trace_header(problem, plan, h, backend, str(canonical_board), control), log)
                 listener = Fanout(listener, trace)
             try:
                 out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,

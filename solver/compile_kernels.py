@@ -39,7 +39,8 @@ from .search.table_walk import table_walk
 def _example_calls() -> dict[str, tuple]:
     """One real call of each export, recorded from an IDA* search of an easy 15-puzzle
     (Manhattan distance; every heuristic kind passes the same tuple types), every iteration
-    after the first split into subtrees, and from a walk down the exact 2x3 table."""
+    after the first split into subtrees, from the heuristic's value on its board, and from
+    a walk down the exact 2x3 table."""
     jit = aot.jit_kernels()
     calls: dict[str, tuple] = {}
 
@@ -53,10 +54,12 @@ def _example_calls() -> dict[str, tuple]:
     frame = Frame.for_goal(make_goal(shape, "blank-first"))
     goal = frame.canonical_goal
     board = scramble(goal, 30, np.random.default_rng(1))  # a few thousand nodes
-    problem = Problem(board.tiles.astype(np.int64), goal.tiles.astype(np.int64), manhattan(goal).H,
+    heuristic = manhattan(goal)
+    problem = Problem(board.tiles.astype(np.int64), goal.tiles.astype(np.int64), heuristic.H,
                       shape.neighbours, undo_machine(shape))
     with aot.serving(SimpleNamespace(**{n: recorder(n) for n in EXPORTS})):
         Driver(problem, ThreadBackend(1), StopFlag(), split_nodes=1).run()
+        heuristic(board)  # a heuristic's value on one board (solver distance, the show command)
         small = Frame.for_goal(make_goal(Shape(2, 3), "blank-first"))
         table_walk(scramble(small.canonical_goal, 9, np.random.default_rng(1)), build_exact(small)[0])
     missing = set(EXPORTS) - set(calls)

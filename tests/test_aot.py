@@ -90,9 +90,17 @@ def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
     use(aot_dir)
     k = aot.kernels()
     assert k.next_bound(7, 0) == 8 and k.next_bound.misses == 0
-    goal32 = np.arange(16, dtype=np.int32)  # compiled for int64: must not be reinterpreted
-    assert k.solution_parity(5, goal32, 4) == 0 and k.solution_parity.misses == 1
-    assert k.solution_parity(5, goal32.astype(np.int64), 4) == 0 and k.solution_parity.misses == 1
+    from patterndb import Frame, Shape, make_goal
+
+    from solver.heuristics import manhattan
+
+    goal = Frame.for_goal(make_goal(Shape(4, 4), "blank-first")).canonical_goal
+    tiles = goal.tiles.astype(np.int64)
+    tiles[[0, 1]] = tiles[[1, 0]]  # the blank one move from its cell: h 1, odd lengths
+    goal32 = goal.tiles.astype(np.int32)  # compiled for int64: must not be reinterpreted
+    H = manhattan(goal).H
+    assert tuple(k.root_bound(tiles, goal32, H)) == (1, 1) and k.root_bound.misses == 1
+    assert tuple(k.root_bound(tiles, goal32.astype(np.int64), H)) == (1, 1) and k.root_bound.misses == 1
 
 
 COLD = ("import sys\n"

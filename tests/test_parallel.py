@@ -291,8 +291,8 @@ def test_an_error_in_a_worker_thread_is_raised_not_swallowed(pdb_dir, monkeypatc
 
 
 def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monkeypatch):
-    """A root iteration too big for the calling thread (INLINE_NODES) and not split runs in a
-    thread of its own while the caller waits: a stop request, a time-out and an error there
+    """A root iteration too long for the calling thread (INLINE_SECONDS) and not split runs in
+    a thread of its own while the caller waits: a stop request, a time-out and an error there
     end the search as they do a split iteration."""
     from types import SimpleNamespace
 
@@ -300,13 +300,16 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
 
     board, want = korf(2)  # 241 M expansions with Manhattan: minutes
     p, _ = problem(board, heuristic="manhattan")
+    waited = []
+    real_waiting = Driver._waiting
+    monkeypatch.setattr(Driver, "_waiting", lambda self, call: waited.append(1) or real_waiting(self, call))
     stop = StopFlag()
     threading.Timer(1.0, stop.request, ("interrupted",)).start()
     t = time.monotonic()
     out = Driver(p, ThreadBackend(2), stop, split_nodes=10**12).run()
     assert out.status == "interrupted" and time.monotonic() - t < 2.5
     assert 0 < out.lower_bound <= want and out.path == [] and out.state.unfinished_expanded > 0
-    assert max(it.expanded for it in out.state.iterations) >= par.INLINE_NODES  # (one ran in a thread)
+    assert waited  # (one ran in a thread)
     t = time.monotonic()
     out = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12, deadline=time.monotonic() + 1.0).run()
     assert out.status == "timeout" and time.monotonic() - t < 2.5
@@ -320,6 +323,25 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
     monkeypatch.setattr(par, "kernels", lambda: SimpleNamespace(**{**vars(real), "search_root": failing}))
     with pytest.raises(RuntimeError, match="search thread failed.*simulated"):
         Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12).run()
+
+
+def test_a_root_iteration_runs_in_the_calling_thread_only_where_it_is_expected_to_be_short():
+    """Driver._inline: the first iteration and one expected under INLINE_SECONDS at the last
+    one's speed run in the main thread; a longer one in a thread of its own; in any other
+    thread, everything runs where it is (signals reach only the main thread)."""
+    import solver.search.parallel as par
+    from solver.search.parallel import Iteration
+
+    assert Driver._inline([], 0.0)
+    fast = [Iteration(40, 1_000_000, 2_000_000, 0.1, 1)]  # 10 M expansions a second
+    assert Driver._inline(fast, 0.9 * par.INLINE_SECONDS * 1e7)
+    assert not Driver._inline(fast, 1.1 * par.INLINE_SECONDS * 1e7)
+    assert not Driver._inline([Iteration(40, 0, 0, 0.01, 1)], 1e9)  # nothing expanded yet: by its time
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(Driver._inline(fast, 1e12)))
+    t.start()
+    t.join()
+    assert seen == [True]
 
 
 def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, rng):

@@ -7,8 +7,9 @@ against about 1 ms of search for a typical 15-puzzle. `solver compile`
 functions the IDA* driver calls, from the same Python functions the JIT
 compiles, into one CPython extension with numba.pycc: search_subtrees (with
 the DFS kernels inlined into it), search_root (the small iterations from the
-root, back to back), frontier, h_full, scratch_size,
-solution_parity and next_bound, and rank (the walk down an exact table). Loading it takes a few milliseconds and
+root, back to back), root_bound (the first bound and the solutions' parity),
+frontier, h_full, scratch_size and next_bound, and rank (the walk down an
+exact table). Loading it takes a few milliseconds and
 needs only numpy.
 
 The extension's name carries a key over everything its code depends on
@@ -49,7 +50,7 @@ import numpy as np
 
 from patterndb.jit import hash_sources
 
-EXPORTS = ("search_subtrees", "search_root", "frontier", "h_full", "scratch_size", "solution_parity", "next_bound", "rank")
+EXPORTS = ("search_subtrees", "search_root", "root_bound", "frontier", "h_full", "scratch_size", "next_bound", "rank")
 _PACKAGES = ("patterndb", "solver")
 PREFIX = "_kernels_"
 
@@ -127,7 +128,15 @@ class _Checked:
         self.misses = 0
 
     def _key(self, v: Any) -> Any:
-        if type(v) is tuple:
+        """arg_key(v), the commonest types first (a search_root call has 15 arguments and its
+        check cost about 2% of Korf's 100), a tuple's remembered while it lives."""
+        kind = type(v)
+        if kind is int:
+            return "i"
+        if kind is np.ndarray:
+            flags = v.flags
+            return ("a", v.dtype.str, v.ndim, flags.c_contiguous, flags.writeable)
+        if kind is tuple:
             hit = self._seen.get(id(v))
             if hit is not None and hit[0] is v:
                 return hit[1]
@@ -150,11 +159,11 @@ def jit_kernels() -> SimpleNamespace:
     from patterndb.ranking import rank
 
     from ..heuristics.kernels import h_full, scratch_size
-    from .moves import next_bound, solution_parity
-    from .subtrees import frontier, search_root, search_subtrees
+    from .moves import next_bound
+    from .subtrees import frontier, root_bound, search_root, search_subtrees
 
-    return SimpleNamespace(search_subtrees=search_subtrees, search_root=search_root, frontier=frontier, h_full=h_full,
-                           scratch_size=scratch_size, solution_parity=solution_parity, next_bound=next_bound,
+    return SimpleNamespace(search_subtrees=search_subtrees, search_root=search_root, root_bound=root_bound,
+                           frontier=frontier, h_full=h_full, scratch_size=scratch_size, next_bound=next_bound,
                            rank=rank)
 
 

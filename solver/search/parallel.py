@@ -12,9 +12,11 @@ thousand nodes). The answer is still optimal: every earlier iteration was
 searched completely, so no solution is shorter than the current bound, and
 any solution found within it has exactly that length.
 
-The driver runs in the calling (main) thread and never blocks in a kernel,
-so signal handlers run at once: anything may call stop.request() and the
-search ends within milliseconds with what it has proven (the lower bound).
+The driver runs in the calling (main) thread and blocks in a kernel only for
+an iteration expected to take under a quarter of a second (INLINE_SECONDS),
+so signal handlers run soon: anything may call stop.request() and the
+search ends within milliseconds (within that iteration's time where the
+request came during one) with what it has proven (the lower bound).
 Its whole state between subtrees is a SearchState, which a checkpoint
 writes and a resumed search starts from.
 """
@@ -24,7 +26,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
 import numpy as np
@@ -33,15 +35,15 @@ from patterndb.movefsm import MoveMachine
 
 from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
-from .pieces import Tally, cut, uncut
+from .pieces import Pieces, Tally, cut, uncut
 from .subtree_order import search_order
 from .work_queue import Rate, WorkQueue, chunk_floor
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
-INLINE_NODES = 100_000  # smaller root iterations run in the calling thread (no thread start), bigger ones in a
-# thread of their own
+INLINE_SECONDS = 0.25  # root iterations expected to take less run in the calling thread, longer ones in a thread
+# of their own (Driver._inline)
 ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after an iteration of fewer expansions
 # (and of fewer than split_nodes / 100: the next one is not to be split)
 ROOT_ROWS = 32  # (at most this many iterations a call)
@@ -155,12 +157,8 @@ class Problem:
 
     def root_bound(self) -> tuple[int, int]:
         """(first bound, parity of every solution length)."""
-        k = kernels()
-        pos = np.argsort(self.tiles).astype(np.int64)
-        G = k.scratch_size(self.H)
-        h0 = int(k.h_full(self.tiles, pos, self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
-        parity = int(k.solution_parity(int(pos[0]), self.goal, self.H[3]))
-        return int(k.next_bound(h0, parity)), parity
+        bound, parity = kernels().root_bound(self.tiles, self.goal, self.H)
+        return int(bound), int(parity)
 
     @cached_property
     def blank(self) -> int:
@@ -297,8 +295,7 @@ class Driver:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.record = record  # told of every chunk's rows (solver.trace)
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
-        root = (np.array([[problem.blank]], dtype=np.int64), np.zeros(1, dtype=np.int64))
-        self.root = uncut(*root, np.zeros(1, dtype=np.int64), None)  # an unsplit iteration: one piece, the root
+        self.root = _root(problem.blank)  # an unsplit iteration: one piece, the root
         # A backend far away (Dask) says how many seconds of this machine's threads a split
         # iteration may be expected to take and still be searched here, on them (nearby_seconds).
         self.nearby = ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
@@ -339,11 +336,22 @@ class Driver:
         if state.done is None and estimate >= self.split_nodes:
             state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
         if state.done is None:
-            # In a thread of its own where it may take long and this is the main thread (signals
-            # reach only that one); here where it is small, or in a thread already.
-            threaded = estimate >= INLINE_NODES and threading.current_thread() is threading.main_thread()
+            threaded = not self._inline(state.iterations, estimate)
             return self._from_root(state, estimate, threaded)
         return self._iteration(state, estimate)
+
+    @staticmethod
+    def _inline(iterations: list[Iteration], estimate: float) -> bool:
+        """Whether an unsplit iteration runs in the calling thread: where that is not the main
+        thread (signals reach only the main one), or where it is expected to take under
+        INLINE_SECONDS at the last iteration's speed (the main thread then waits that long at
+        most for a signal or a time-out, a little more where the estimate is short). Not in a
+        thread of its own where it can be helped: a kernel moved to the other core ran slower
+        (Korf's 100 with 7-8: its kernels' time 0.93x in the calling thread; docs/benchmarks.md)."""
+        if threading.current_thread() is not threading.main_thread() or not iterations:
+            return True
+        last = iterations[-1]
+        return estimate * last.seconds < INLINE_SECONDS * max(1, last.expanded)
 
     def _from_root(self, state: SearchState, estimate: float, threaded: bool = False) -> tuple[str, list[int]]:
         """Iterations from the root, as many in one kernel call as stay small
@@ -364,9 +372,10 @@ class Driver:
 
         k = self._waiting(call) if threaded else call()
         ended = time.monotonic()
-        per_node = (ended - started) / max(1, int(rows[:k, 1 + EXPANDED].sum()))
+        found = rows[:k].tolist()
+        per_node = (ended - started) / max(1, sum(row[1 + EXPANDED] for row in found))
         begin = started
-        for i, (bound, status, expanded, generated, next_f, depth) in enumerate(rows[:k].tolist()):
+        for i, (bound, status, expanded, generated, next_f, depth) in enumerate(found):
             end = ended if i == k - 1 else begin + expanded * per_node
             if i > 0 and self.listener:
                 self.listener.iteration_started(bound, 1, _estimate(state.iterations))
@@ -378,8 +387,8 @@ class Driver:
                 state.seconds += end - begin
                 return ("limit" if status == LIMIT and not self.stop.requested else self.stop.reason), []
             state.expanded, state.generated, state.next_f = expanded, generated, next_f
-            path = [int(c) for c in solution[: depth + 1]] if status == FOUND else []
-            self._complete(state, state.seconds + end - begin, 1, path, rows[i + 1, 0] if i < k - 1 else None)
+            path = solution[: depth + 1].tolist() if status == FOUND else []
+            self._complete(state, state.seconds + end - begin, 1, path, found[i + 1][0] if i < k - 1 else None)
             if path:
                 return "found", path
             if self.stop.requested and i < k - 1:  # asked during the call or by a listener: the rest searched again
@@ -393,8 +402,7 @@ class Driver:
         """call() in a thread of its own, this one waiting TICK at a time so that its signal
         handlers run and time-outs are seen (a kernel stops within milliseconds of the stop
         flag). A thread per call: starting one costs about 0.1 ms, the driver's split-iteration
-        machinery around one subtree (ThreadBackend, work queue, result rows) cost 0.7 ms
-        (Korf's 100 with 7-8: 9 such iterations, 2% of the search time)."""
+        machinery around one subtree (ThreadBackend, work queue, result rows) cost 0.7 ms."""
         box: list[tuple[bool, object]] = []
 
         def run() -> None:
@@ -467,7 +475,7 @@ class Driver:
                 state.sizes[b] = e
                 found = np.flatnonzero(status == FOUND)
                 if len(found) and not path:
-                    path = [int(c) for c in sol[: res[found[0], GOAL_DEPTH] + 1]]
+                    path = sol[: res[found[0], GOAL_DEPTH] + 1].tolist()
             if limit or path:
                 self.stop.flag[0] = 2
             elapsed = state.seconds + time.monotonic() - started
@@ -562,6 +570,14 @@ def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimat
         return weights
     last = float(last_sizes.sum())
     return weights * (estimate / last) if estimate > 0 and last > 0 else weights
+
+
+@lru_cache(maxsize=None)
+def _root(blank: int) -> Pieces:
+    """The one piece of an unsplit iteration: the root, its blank on cell blank (made once a
+    cell, shared: the kernels only read it; writable, as the compiled kernels' signatures
+    have it)."""
+    return uncut(np.array([[blank]], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), None)
 
 
 def _estimate(iterations: list[Iteration]) -> float:
