@@ -372,10 +372,10 @@ class Driver:
 
         k = self._waiting(call) if threaded else call()
         ended = time.monotonic()
-        found = rows[:k].tolist()
-        per_node = (ended - started) / max(1, sum(row[1 + EXPANDED] for row in found))
+        written = rows[:k].tolist()
+        per_node = (ended - started) / max(1, sum(row[1 + EXPANDED] for row in written))
         begin = started
-        for i, (bound, status, expanded, generated, next_f, depth) in enumerate(found):
+        for i, (bound, status, expanded, generated, next_f, depth) in enumerate(written):
             end = ended if i == k - 1 else begin + expanded * per_node
             if i > 0 and self.listener:
                 self.listener.iteration_started(bound, 1, _estimate(state.iterations))
@@ -388,7 +388,7 @@ class Driver:
                 return ("limit" if status == LIMIT and not self.stop.requested else self.stop.reason), []
             state.expanded, state.generated, state.next_f = expanded, generated, next_f
             path = solution[: depth + 1].tolist() if status == FOUND else []
-            self._complete(state, state.seconds + end - begin, 1, path, found[i + 1][0] if i < k - 1 else None)
+            self._complete(state, state.seconds + end - begin, 1, path, written[i + 1][0] if i < k - 1 else None)
             if path:
                 return "found", path
             if self.stop.requested and i < k - 1:  # asked during the call or by a listener: the rest searched again
