@@ -102,8 +102,7 @@ def arg_key(value: Any) -> Any:
     """What a pycc signature fixes about an argument: dtype, rank, layout, writability of an
     array; int or bool; the same of each field of a tuple."""
     if isinstance(value, np.ndarray):
-        flags = value.flags
-        return ("a", value.dtype.str, value.ndim, flags.c_contiguous, flags.writeable)
+        return _array_key(value)
     if isinstance(value, (bool, np.bool_)):
         return "b"
     if isinstance(value, (int, np.integer)):
@@ -111,6 +110,12 @@ def arg_key(value: Any) -> Any:
     if isinstance(value, tuple):
         return ("t",) + tuple(arg_key(v) for v in value)
     return ("?", type(value).__name__)
+
+
+def _array_key(a: np.ndarray) -> tuple:
+    """arg_key of an array."""
+    flags = a.flags
+    return ("a", a.dtype.str, a.ndim, flags.c_contiguous, flags.writeable)
 
 
 def _tuples(k: Any) -> Any:
@@ -134,8 +139,7 @@ class _Checked:
         if kind is int:
             return "i"
         if kind is np.ndarray:
-            flags = v.flags
-            return ("a", v.dtype.str, v.ndim, flags.c_contiguous, flags.writeable)
+            return _array_key(v)
         if kind is tuple:
             hit = self._seen.get(id(v))
             if hit is not None and hit[0] is v:

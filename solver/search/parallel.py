@@ -344,8 +344,8 @@ class Driver:
     def _inline(iterations: list[Iteration], estimate: float) -> bool:
         """Whether an unsplit iteration runs in the calling thread: where that is not the main
         thread (signals reach only the main one), or where it is expected to take under
-        INLINE_SECONDS at the last iteration's speed (the main thread then waits that long at
-        most for a signal or a time-out, a little more where the estimate is short). Not in a
+        INLINE_SECONDS at the last iteration's speed (the main thread then waits about that
+        long for a signal or a time-out, longer where the iteration outgrows its estimate). Not in a
         thread of its own where it can be helped: a kernel moved to the other core ran slower
         (Korf's 100 with 7-8: its kernels' time 0.93x in the calling thread; docs/benchmarks.md)."""
         if threading.current_thread() is not threading.main_thread() or not iterations:
