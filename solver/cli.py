@@ -314,7 +314,7 @@ def _solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool,
 
     with stop_on_signals(stop.request):
         results = solve_batch(stream, goal, opts, say, plans=plans, stop=stop, cluster=cluster,
-                              on_plan=lambda plan, board: _warn_if_hopeless(plan, board, say))
+                              on_plan=lambda plan, board: _warn_if_hopeless(plan, board, say), boards=lines)
         with click.progressbar(length=lines or 1, label="solving", file=sys.stderr, hidden=hidden) as bar:
             try:
                 for e, res in results:

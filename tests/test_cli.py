@@ -132,6 +132,27 @@ def test_solve_file_table_json_and_exit_codes(run, tmp_path):
     assert r.exit_code == 2
 
 
+def test_a_batch_maps_its_tables_before_searching_only_where_it_holds_several_boards(run, tmp_path, monkeypatch):
+    """solve_batch populates each plan's tables once (Plan.populate) when the batch has
+    POPULATE_MIN boards or more (`solver solve --file` tells it the file's lines); a shorter
+    batch, one of unknown length and a single solve leave the pages to be mapped as read."""
+    from solver import api
+    from solver.batch import POPULATE_MIN, iter_batch, solve_batch
+
+    calls = []
+    monkeypatch.setattr(api.Plan, "populate", lambda plan: calls.append(plan.frame.key))
+    lines = ["8672543_1 31", "863.54217 25", "1 2 3 4 5 6 7 0 8 1", "8672543_1 31"]
+    f = _batch(tmp_path, "\n".join(lines * POPULATE_MIN) + "\n")
+    opts = api.Options(algorithm="idastar", heuristic="manhattan", jobs=1)
+    for boards, want in ((None, 0), (POPULATE_MIN - 1, 0), (POPULATE_MIN, 1), (4 * POPULATE_MIN, 1)):
+        calls.clear()
+        rows = list(solve_batch(iter_batch(f), "blank-last", opts, lambda m: None, boards=boards))
+        assert len(calls) == want and [s.length for _, s in rows] == [31, 25, 1, 31] * POPULATE_MIN
+    calls.clear()
+    assert run(solver, ["solve", "--file", f, "--heuristic", "manhattan"]).exit_code == 0 and len(calls) == 1
+    assert run(solver, ["solve", "8672543_1", "--heuristic", "manhattan"]).exit_code == 0 and len(calls) == 1
+
+
 def test_missing_pattern_is_an_error_naming_the_command(run):
     r = run(solver, ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "--pattern", "7-8"])
     assert r.exit_code == 3 and "pdb build --size 4 --pattern 7-8" in r.stderr

@@ -262,6 +262,49 @@ def test_mapped_tables_sit_at_their_file_offsets_modulo_a_huge_page(pdb_dir):
     assert np.all(np.diff(offsets) > 0) and int(offsets[-1]) + store.stored_size(attrs[-1]) <= data.size
 
 
+def _mapped_kb(start: int, end: int) -> int:
+    """Kilobytes of [start, end) of this process's address space mapped to pages (its
+    mappings' Rss in /proc/self/smaps)."""
+    kb, inside = 0, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo < end and hi > start
+            elif inside and head == "Rss:":
+                kb += int(line.split()[1])
+    return kb
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux's /proc")
+def test_populate_maps_every_page_of_the_tables_at_once(pdb_dir, tmp_path):
+    """A batch maps its tables before it searches (store.populate): every page of a mapped
+    file is then in the process, and the bytes are the file's."""
+    from patterndb.catalog import pattern_expect, pattern_path
+    from patterndb.patterns import parse_partition
+
+    f = tmp_path / "eight-mb"
+    f.write_bytes(np.random.default_rng(5).integers(0, 256, 8 << 20, dtype=np.uint8).tobytes())
+    data = np.memmap(f, dtype=np.uint8, mode="r")
+    start, end = data.ctypes.data, data.ctypes.data + data.nbytes
+    before = _mapped_kb(start, end)
+    if not store.populate(data):
+        pytest.skip("this kernel has no MADV_POPULATE_READ (Linux 5.14)")
+    assert before < 1024 and _mapped_kb(start, end) >= 8192
+    assert np.array_equal(data, np.fromfile(f, dtype=np.uint8))
+
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    groups = parse_partition("5-5-5", frame)
+    paths = [pattern_path(pdb_dir, frame, g) for g in groups]
+    tables, offsets, _ = store.map_tables(paths, [pattern_expect(frame, g) for g in groups])
+    assert store.populate(tables) and store.populate(np.zeros(10, dtype=np.uint8))  # (memory of the process too)
+    for p, o in zip(paths, offsets):
+        with h5py.File(p, "r") as h:
+            want = h["table"][:]
+        assert np.array_equal(tables[o : o + want.size], want)
+
+
 def test_mapping_a_truncated_file_is_refused(table_file):
     frame, path = table_file
     with h5py.File(path, "r") as f:
