@@ -343,10 +343,11 @@ class Cluster:
         # bounds them together (each had its own, so a slow scheduler took up to three).
         end = time.monotonic() + timeout
         probe(address, timeout)
-        # (its "failed to reconnect" when the scheduler goes away, and the traceback of a result
-        # being fetched just then: ClusterError says it in one line)
-        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
-        logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
+        # (its "failed to reconnect" when the scheduler goes away, the traceback of a result
+        # being fetched just then, and the one the client's batched sender logs, at level INFO,
+        # when it finds the connection closed: ClusterError says it in one line)
+        for name in ("distributed.client", "distributed.batched", "tornado.application"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             self.client = distributed.Client(address, timeout=max(1.0, end - time.monotonic()))
         except (OSError, TimeoutError) as e:
