@@ -364,6 +364,34 @@ def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, 
         assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb)
 
 
+def mirror_leading_boards(rng, count, **opts):
+    """count 3x3 boards whose mirrored lookup sum is above the regular one at the root
+    (there the 5x5 PDB kernel reads its children's mirrored entries first)."""
+    goal = make_goal(Shape(3, 3), "blank-first")
+    boards = []
+    while len(boards) < count:
+        b = random_board(Shape(3, 3), goal, rng)
+        _, plain = problem(str(b), reflect=False, **opts)
+        regular = plain.heuristic(b)
+        mirrored = plain.heuristic(type(b)(b.shape, np.array(naive.transpose(tuple(b.tiles.tolist()), 3))))
+        if mirrored > regular:
+            boards.append(b)
+    return boards
+
+
+def test_pdb_kernel_reading_the_mirrored_side_first_counts_as_plain_idastar(pdb_dir, rng):
+    """Where a node's mirrored sum is above its regular one, the regular lookup cannot prune
+    a child (a move changes a sum by one), so dfs_pdb reads the mirrored entry first and the
+    regular one only for a child it leaves: every iteration still counts as plain IDA*'s."""
+    from solver.search.idastar_pdb import dfs_pdb
+
+    gt = tuple(make_goal(Shape(3, 3), "blank-first").tiles.tolist())
+    for b in mirror_leading_boards(rng, 6, pattern="4-4", data_dir=pdb_dir, prune=2):
+        p, _ = problem(str(b), pattern="4-4", data_dir=pdb_dir, prune=2)
+        h, _ = heuristic_and_tiebreak(b, pattern="4-4", data_dir=pdb_dir, prune=2)
+        assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb)
+
+
 def heuristic_and_tiebreak(b, **opts):
     """For a 3x3 board: the reflected PDB heuristic as a function of a state (tuple), and the
     look-ahead kernel's tie-break, the smaller of the regular and the mirrored lookups; the

@@ -19,7 +19,7 @@ from solver.search import Driver, StopFlag, ThreadBackend
 
 from . import naive
 from .conftest import all_8puzzle_states
-from .test_parallel import assert_counts, assert_kernel_counts, heuristic_and_tiebreak, problem
+from .test_parallel import assert_counts, assert_kernel_counts, heuristic_and_tiebreak, mirror_leading_boards, problem
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
@@ -134,6 +134,19 @@ def test_kernel_counts_equal_plain_idastar_and_both_variants_agree(z_dir, rng, s
         if not catalogue:
             assert_kernel_counts(p, its, dfs_pdb_ahead_zero)
             assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero)
+
+
+def test_kernel_reading_the_mirrored_side_first_counts_as_plain_idastar(z_dir, rng):
+    """Zero-aware tables where the mirrored sum leads at the root (dfs_pdb_zero then reads
+    the mirrored entries first; test_parallel has the plain tables' case): every iteration
+    counts as plain IDA*'s."""
+    from solver.search.idastar_pdb import dfs_pdb_zero
+
+    gt = tuple(make_goal(Shape(3, 3), "blank-first").tiles.tolist())
+    for b in mirror_leading_boards(rng, 6, pattern="z4-4", data_dir=z_dir, prune=2):
+        p, _ = problem(str(b), pattern="z4-4", data_dir=z_dir, prune=2)
+        h, _ = heuristic_and_tiebreak(b, pattern="z4-4", data_dir=z_dir, prune=2)
+        assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero)
 
 
 def test_korf_boards_optimal_with_fewer_nodes(z_dir):
