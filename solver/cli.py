@@ -21,7 +21,7 @@ import numpy as np
 
 from patterndb import BoardError, make_goal, random_board, scramble
 from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
-from patterndb.machines import DEPTH_MAX
+from patterndb.machines import DEFAULT_DEPTH, DEPTH_MAX
 from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
@@ -110,7 +110,8 @@ lower bound."""
 @click.option("--no-reflect", is_flag=True, help="Do not also look up the diagonally mirrored state.")
 @click.option("--prune", type=click.IntRange(min=2, max=DEPTH_MAX), default=None, metavar="DEPTH",
               help="IDA* skips every move sequence of up to DEPTH moves that a shorter or earlier one "
-                   "repeats (2: only undoing the last move) [default: 14 on 4x4 and 5x5, else 2].")
+                   "repeats (2: only undoing the last move) [default: "
+                   + ", ".join(f"{d} on {r}x{c}" for (r, c), d in DEFAULT_DEPTH.items()) + ", else 2].")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="IDA* worker threads [default: every core]. With --file, small boards are solved "
                    "side by side, big ones one at a time on all threads.")

@@ -87,6 +87,16 @@ def test_help_everywhere():
         assert r.exit_code == 0 and "Usage" in r.stdout
 
 
+def test_prune_help_names_the_default_depth_of_each_shape():
+    """--prune's help says the depth a search takes unless told, per shape, from the table
+    the search reads (it had said 14 on 5x5 after the default there became 16)."""
+    from patterndb.machines import DEFAULT_DEPTH
+
+    help_text = " ".join(CliRunner().invoke(solver, ["solve", "--help"]).stdout.split())
+    for (rows, cols), depth in DEFAULT_DEPTH.items():
+        assert f"{depth} on {rows}x{cols}" in help_text
+
+
 def test_pdb_build_pattern_and_reuse(tmp_path):
     args = ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]
     r = CliRunner().invoke(pdb, args)
