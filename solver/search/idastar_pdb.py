@@ -46,7 +46,7 @@ On 5x5 a child's two lookups are taken one after the other, the second only
 for a child the first leaves, and the first is the side whose sum is the
 larger at the parent: a move changes a sum by one and both sums have the
 solution's parity, so a side 2 or more below the other cannot prune any
-child (lines 25, 32, 37 and 1, 13, 28 with z6-6-6-6: 4-23% of the children
+child (lines 25, 37, 1 and 13 with z6-6-6-6: 4-22% of the children
 are pruned by the mirrored lookup alone while the regular sum trails; their
 regular lookup was wasted). The nodes are the same; search time 0.98x
 (scripts/ab_kernels.py, two sets of 4 passes: the saved reads were off the
