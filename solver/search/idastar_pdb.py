@@ -255,47 +255,42 @@ def _kernel(look_ahead: bool, zero: bool):
                 g, v, hr1, g2, v2, hf1 = ahead[depth, d, 0], judged[depth, d, 0], judged[depth, d, 1], judged[
                     depth, d, 2], judged[depth, d, 3], judged[depth, d, 4]
                 m, r, m2, r2 = ahead[depth, d, 2], ahead[depth, d, 3], ahead[depth, d, 6], ahead[depth, d, 7]
-            elif reflect and hfs[depth] > hrs[depth]:  # the regular lookup cannot prune: mirrored first
-                generated += 1
-                g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                  refl_cell, keys, mds, refl_tile[t], refl_cell[c], refl_cell[b], G,
-                                                  True, zero)
-                hf1, v2 = hfs[depth], 0
-                if g2 >= 0:
-                    v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth, bound,
-                                     nxt, zero)
-                f = depth + 1 + hf1
-                g, hr1, v, m, r = -1, hrs[depth], 0, 0, 0
-                if f <= bound:
-                    g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                  refl_cell, keys, mds, t, c, b, 0, False, zero)
-                    if g >= 0:
-                        v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound,
-                                        nxt, zero)
-                    f = max(f, depth + 1 + hr1)
-                if f > bound or depth + 1 >= MAX_DEPTH:
-                    if f < nxt:
-                        nxt = f
-                    slide(board, pos, t, b, c)
-                    continue
             else:
                 generated += 1
-                g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell,
-                                              keys, mds, t, c, b, 0, False, zero)
-                hr1, v = hrs[depth], 0
-                if g >= 0:
-                    v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound, nxt,
-                                    zero)
-                f = depth + 1 + hr1
-                g2, hf1, v2, m2, r2 = -1, hfs[depth], 0, 0, 0
-                if f <= bound and reflect:
+                if reflect and hfs[depth] > hrs[depth]:  # the regular lookup cannot prune: mirrored first
                     g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                      refl_cell, keys, mds, refl_tile[t], refl_cell[c], refl_cell[b],
-                                                      G, True, zero)
+                                                      refl_cell, keys, mds, refl_tile[t], refl_cell[c], refl_cell[b], G,
+                                                      True, zero)
+                    hf1, v2 = hfs[depth], 0
                     if g2 >= 0:
-                        v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth,
-                                         bound, nxt, zero)
-                    f = max(f, depth + 1 + hf1)
+                        v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth, bound,
+                                         nxt, zero)
+                    f = depth + 1 + hf1
+                    g, hr1, v, m, r = -1, hrs[depth], 0, 0, 0
+                    if f <= bound:
+                        g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
+                                                      refl_cell, keys, mds, t, c, b, 0, False, zero)
+                        if g >= 0:
+                            v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound,
+                                            nxt, zero)
+                        f = max(f, depth + 1 + hr1)
+                else:
+                    g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
+                                                  refl_cell, keys, mds, t, c, b, 0, False, zero)
+                    hr1, v = hrs[depth], 0
+                    if g >= 0:
+                        v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound, nxt,
+                                        zero)
+                    f = depth + 1 + hr1
+                    g2, hf1, v2, m2, r2 = -1, hfs[depth], 0, 0, 0
+                    if f <= bound and reflect:
+                        g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight,
+                                                          refl_tile, refl_cell, keys, mds, refl_tile[t], refl_cell[c],
+                                                          refl_cell[b], G, True, zero)
+                        if g2 >= 0:
+                            v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth,
+                                             bound, nxt, zero)
+                        f = max(f, depth + 1 + hf1)
                 if f > bound or depth + 1 >= MAX_DEPTH:
                     if f < nxt:
                         nxt = f
