@@ -145,3 +145,51 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     assert not stop.requested  # the race's own limit, cleared
     out = d_strong.run(r.state)
     assert out.status == "found" and len(out.path) - 1 == LENGTH
+
+
+class _Legged:
+    """A stand-in for a Driver: iterations whose nodes grow tenfold a bound, each burning CPU
+    in proportion (per_node seconds a node), bounds from `bound` up by 2; stopped, as a
+    Driver is, at its deadline."""
+
+    def __init__(self, bound: int, per_node: float, problem) -> None:
+        self.bound, self.per_node, self.problem = bound, per_node, problem
+        self.deadline = self.listener = None
+        self.steps = 0
+
+    def start(self, state=None):
+        from solver.search.parallel import SearchState
+
+        return SearchState(self.bound)
+
+    def step(self, state):
+        import time
+
+        from solver.search.parallel import Iteration
+
+        nodes = 10 ** (len(state.iterations) + 1)
+        end = time.process_time() + nodes * self.per_node
+        self.steps += 1
+        while time.process_time() < end:
+            if self.deadline is not None and time.monotonic() > self.deadline:  # as a Driver at its time limit
+                return "timeout", []
+        state.iterations.append(Iteration(state.bound, nodes, 2 * nodes, nodes * self.per_node, 1))
+        state.bound += 2
+        return "exhausted", []
+
+
+def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
+    """The strong leg's iterations take 0.001, 0.01, 0.1 and then 1 s of CPU, and the
+    cheap one finished its bound in about 0.11 s: the strong leg gives up after its third
+    iteration (0.11 s, the next expected to end at 1.1 s: past RACE_MARGIN times 0.11), not
+    after starting the 1 s iteration it would lose anyway (without the rule it runs that one
+    until the race's wall-clock limit for the leg, 2 * 0.11 + 0.5 s)."""
+    from solver.search.race import RACE_MARGIN
+
+    stop = StopFlag()
+    p = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
+    cheap, strong = _Legged(30, 1e-5, p), _Legged(10, 1e-4, p)  # cheap: 0.0001, 0.001, 0.01, 0.1 s
+    r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.5)
+    assert r.winner == 0 and r.outcome is None and not stop.requested
+    assert cheap.steps == 4 and strong.steps == 3, (cheap.steps, strong.steps, r.legs)
+    assert r.legs[1].bound == 14 < r.legs[0].bound and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
