@@ -11,6 +11,7 @@ ended the search (a stop, or a solution found during it).
 
     python scripts/race_legs.py --easiest 20                # about a minute
     python scripts/race_legs.py 46 27 47 6 35 --margin inf
+    python scripts/race_legs.py 3 --file data/korf100.txt --pattern "5-5-5|5-5-5" --seconds 0
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ def main() -> int:
     ap.add_argument("--file", default=str(ROOT / "data" / "korf24_50.txt"))
     ap.add_argument("--pattern", default="best", help="a raced pattern: best, or \"A|B\"")
     ap.add_argument("--margin", type=float, default=None, help="RACE_MARGIN (default: the solver's; inf: no such rule)")
+    ap.add_argument("--seconds", type=float, default=None,
+                    help="race once the cheap leg's next iteration is expected to take this much CPU (default: RACE_SECONDS)")
     ap.add_argument("-j", "--jobs", type=int, default=None, help="threads (default: every core)")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args()
@@ -78,7 +81,8 @@ def main() -> int:
             return out
 
         drivers[1].step = logged
-        r = race_module.race(*drivers, ("cheap", "strong"), stop)
+        r = race_module.race(*drivers, ("cheap", "strong"), stop,
+                             race_module.RACE_SECONDS if args.seconds is None else args.seconds)
         if r.outcome is not None:
             print(f"{line:>4}: the race ended the search ({r.outcome.status})", file=sys.stderr)
             return 1
