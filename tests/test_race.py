@@ -1,5 +1,8 @@
 """A race of two heuristics on one board (solver.search.race, --pattern "A|B")."""
 import json
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -8,7 +11,8 @@ from patterndb import BoardError
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.race import race
+from solver.search.parallel import Iteration, SearchState
+from solver.search.race import RACE_MARGIN, race
 from solver.solution import SearchStopped
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
@@ -128,7 +132,6 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     """The strong leg's wall-clock limit passed during the very iteration that won it the
     race (its tables read from a cold disk: wall far above CPU). The race's own stop must not
     end the winner's search: `best` on line 46 ended with "stopped at its time limit" after 2 s."""
-    import time
     from types import SimpleNamespace
 
     import solver.search.race as race_module
@@ -158,15 +161,9 @@ class _Legged:
         self.steps = 0
 
     def start(self, state=None):
-        from solver.search.parallel import SearchState
-
         return SearchState(self.bound)
 
     def step(self, state):
-        import time
-
-        from solver.search.parallel import Iteration
-
         nodes = 10 ** (len(state.iterations) + 1)
         end = time.process_time() + nodes * self.per_node
         self.steps += 1
@@ -184,8 +181,6 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
     iteration (0.11 s, the next expected to end at 1.1 s: past RACE_MARGIN times 0.11), not
     after starting the 1 s iteration it would lose anyway (without the rule it runs that one
     until the race's wall-clock limit for the leg, 2 * 0.11 + 0.5 s)."""
-    from solver.search.race import RACE_MARGIN
-
     stop = StopFlag()
     p = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
     cheap, strong = _Legged(30, 1e-5, p), _Legged(10, 1e-4, p)  # cheap: 0.0001, 0.001, 0.01, 0.1 s
@@ -197,9 +192,6 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
 
 def test_race_legs_script_prints_each_leg(pdb_dir):
     """scripts/race_legs.py on a 15-puzzle (the 5x5 tables are too big here): one row, its totals."""
-    import subprocess
-    import sys
-
     r = subprocess.run([sys.executable, "scripts/race_legs.py", "3", "--file", "data/korf100.txt", "--pattern",
                         "5-5-5|5-5-5", "--data-dir", str(pdb_dir), "--seconds", "0", "-j", "1"],
                        capture_output=True, text=True)
