@@ -20,8 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -48,7 +46,7 @@ def main() -> int:
     import solver.search.race as race_module
     from solver.api import Options, make_plan, prepare
     from solver.batch import read_batch
-    from solver.search.parallel import Driver, Problem, StopFlag, ThreadBackend, default_jobs
+    from solver.search.parallel import Driver, StopFlag, ThreadBackend, default_jobs
 
     if args.margin is not None:
         race_module.RACE_MARGIN = args.margin
@@ -67,9 +65,7 @@ def main() -> int:
         board, _ = prepare(entries[line].board, "blank-first")
         canon = frame.to_canonical(board)
         stop = StopFlag()
-        drivers = [Driver(Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64), h.H,
-                                  board.shape.neighbours, plan.machine), backend, stop)
-                   for h in (plan.heuristic, plan.rival)]
+        drivers = [Driver(plan.problem(canon.tiles, h), backend, stop) for h in (plan.heuristic, plan.rival)]
         steps: list[str] = []
         step = drivers[1].step
 

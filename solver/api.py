@@ -104,6 +104,13 @@ class Plan:
     load_seconds: float = 0.0  # making it: reading (or building) its tables and machine
     rival: Heuristic | None = None  # "A|B": IDA* races heuristic (A) against this one per board (search.race)
 
+    def problem(self, tiles: np.ndarray, heuristic: Heuristic | None = None) -> Problem:
+        """What IDA* searches for a board in this plan's frame (its canonical tiles): with
+        this plan's heuristic, or the one given (the rival of a race), and its machine."""
+        h = self.heuristic if heuristic is None else heuristic
+        return Problem(np.asarray(tiles, dtype=np.int64), self.frame.canonical_goal.tiles.astype(np.int64), h.H,
+                       self.frame.shape.neighbours, self.machine)
+
     def populate(self) -> None:
         """Map all of its tables' pages now (Heuristic.populate), for a batch of boards: in
         bulk, a quarter of what the page faults of the searches would cost."""
@@ -315,7 +322,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):
-        problems = [(x, Problem(tiles, goal_tiles, x.H, nbrs, plan.machine)) for x in (h, plan.rival) if x is not None]
+        problems = [(x, plan.problem(tiles, x)) for x in (h, plan.rival) if x is not None]
         path, expanded, generated, iterations, resumed, h, raced = _idastar(
             problems, plan, control or Control(), start, canon)
         optimal = h.admissible

@@ -218,10 +218,7 @@ def _problem(spec: Spec, tiles: tuple[int, ...]) -> Problem:
     with _lock:
         key = (spec, tiles)
         if key not in _cache:
-            plan = _plan(spec)
-            goal = plan.frame.canonical_goal.tiles.astype(np.int64)
-            _cache[key] = Problem(np.array(tiles, dtype=np.int64), goal, plan.heuristic.H,
-                                  plan.frame.shape.neighbours, plan.machine)
+            _cache[key] = _plan(spec).problem(np.array(tiles))
         return _cache[key]
 
 
