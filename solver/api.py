@@ -313,8 +313,6 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     frame, algorithm, h, opts = plan.frame, plan.algorithm, plan.heuristic, plan.options
     canon = frame.to_canonical(board)
     tiles = canon.tiles.astype(np.int64)
-    goal_tiles = frame.canonical_goal.tiles.astype(np.int64)
-    nbrs = board.shape.neighbours
     iterations: list[dict] = []
     resumed = raced = None
     if algorithm == "table":
@@ -330,7 +328,8 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     else:
         wg, wh = BEST_FIRST_KEYS.get(algorithm, (1.0, float(opts.weight)))
         limit = DEFAULT_MAX_NODES if opts.max_nodes is None else opts.max_nodes
-        status, path, expanded, generated = best_first_kernel(tiles, goal_tiles, h.H, nbrs, wg, wh, limit)
+        status, path, expanded, generated = best_first_kernel(tiles, frame.canonical_goal.tiles.astype(np.int64), h.H,
+                                                                 board.shape.neighbours, wg, wh, limit)
         _check_status(status, algorithm, expanded)
         if algorithm == "bfs":
             optimal, proof = True, "breadth-first search"
