@@ -93,8 +93,7 @@ def test_killed_process_leaves_no_loadable_file(tmp_path):
     # The kill lands once the temporary file exists, i.e. during the write (a fixed sleep of
     # 1.5 s let a fresh machine finish the 400 MB first).
     deadline = time.monotonic() + 60
-    while p.poll() is None and time.monotonic() < deadline and not any(
-            store.TMP_MARK in f.name for f in tmp_path.iterdir()):
+    while p.poll() is None and time.monotonic() < deadline and not store.temporaries(tmp_path):
         time.sleep(0.002)
     p.send_signal(signal.SIGKILL)
     p.wait()
