@@ -106,7 +106,8 @@ def test_killed_process_leaves_no_loadable_file(tmp_path):
             assert int(ds.attrs["checksum_crc32"]) == store.checksum(ds[:])
     else:
         assert list_tables(tmp_path) == []
-        assert all(store.TMP_MARK in f.name and not f.name.endswith(".h5") for f in tmp_path.iterdir())
+        left = store.temporaries(tmp_path)  # only the killed writer's temporary file
+        assert [t for t, _, _ in left] == sorted(tmp_path.iterdir()) and not any(alive for *_, alive in left)
 
 
 def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
