@@ -55,8 +55,13 @@ def test_a_trace_accounts_for_every_node_and_subtree(traced, jobs):
             seen = [i for c in chunks for i in c["chunk"]]
             assert sorted(set(seen)) == list(range(head["frontier"]))
             assert jobs > 1 or len(seen) == head["frontier"]
-    last = [s for c in recs if "chunk" in c and c["bound"] == its[-1]["iteration"] for s in c["status"]]
-    assert last.count(0) == 1  # one solution
+    last = [(s, g) for c in recs if "chunk" in c and c["bound"] == its[-1]["iteration"]
+            for s, g in zip(c["status"], c["goal_depth"])]
+    found = [g for s, g in last if s == 0]
+    # one solution, at the solution's length; with 2 threads both may meet one (in different
+    # subtrees, 2 ms apart, before either sees the other's stop: seen once in CI), each optimal
+    assert len(found) == 1 if jobs == 1 else 1 <= len(found) <= jobs
+    assert all(g == sol.length for g in found)
     assert {c["worker"] for c in recs if "chunk" in c} <= {f"ida-{i}" for i in range(jobs)} | {"main"}
 
 
