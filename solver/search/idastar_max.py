@@ -26,7 +26,7 @@ Tried and not kept (docs/benchmarks.md): taking first only the partitions whose 
 parent lets them prune the child (the same nodes, 21% fewer reads, all of them pruned
 children's: 1.07x the time compiled ahead of time), and reading a partition only when it
 may prune, keeping an upper bound for the groups not read (the reads again come one after
-the other: 1.25-1.7x the time, and a value can rise by more than one a move, so some
+the other: 1.1-1.7x the time, and a value can rise by more than one a move, so some
 prunes are missed).
 
 The lookups are written out in the partition loop rather than called through an
