@@ -60,7 +60,7 @@ def test_a_trace_accounts_for_every_node_and_subtree(traced, jobs):
     found = [g for s, g in last if s == 0]
     # one solution, at the solution's length; with 2 threads both may meet one (in different
     # subtrees, 2 ms apart, before either sees the other's stop: seen once in CI), each optimal
-    assert len(found) == 1 if jobs == 1 else 1 <= len(found) <= jobs
+    assert (len(found) == 1) if jobs == 1 else (1 <= len(found) <= jobs)
     assert all(g == sol.length for g in found)
     assert {c["worker"] for c in recs if "chunk" in c} <= {f"ida-{i}" for i in range(jobs)} | {"main"}
 
