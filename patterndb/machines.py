@@ -1,6 +1,6 @@
 """Move-pruning machines (movefsm) cached on disk beside the tables.
 
-A machine takes seconds to build (a 5x5 machine of depth 16 about 15 s) and
+A machine takes seconds to minutes to build (a 5x5 machine of depth 18 about 2 min) and
 is the same for every board of a shape, so it is built once and kept in the
 data directory as moves-RxC-dN.h5: datasets `transitions` and `start`, with
 attributes that describe them and a crc32 over both. A machine that prunes a
@@ -32,9 +32,11 @@ DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s an
 # The depth IDA* uses unless told, by measurement: on 4x4 (Korf's 100, 7-8) depths 12, 14
 # and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 with `best`
 # (2 threads, docs/benchmarks.md) 16 against 14 took 0.82x the time on Korf-Felner's five
-# hard boards and 0.84x on the 20 easiest (9-13% fewer nodes). The 5x5 machine of depth 16
-# takes about 15 s and 1 GB to build (14: 2 s); where it does not fit, 14 serves.
-DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 16}
+# hard boards and 0.84x on the 20 easiest (9-13% fewer nodes), and 18 against 16 expands
+# 6-9% fewer nodes in their complete iterations (a node costs no more: the 83 MB machine's
+# step is one read beside a catalogue's dozen). The 5x5 machine of depth 18 takes about
+# 2 min and 3.5 GB to build (16: 15 s and 1 GB); where it does not fit, 16 serves.
+DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 18}
 
 _memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)
 

@@ -406,15 +406,16 @@ def test_both_packages_and_commands_say_one_version(run):
 def test_the_5x5_cost_warning_is_for_far_boards_single_or_in_a_batch(run, tmp_path):
     goal = " ".join(map(str, range(25)))
     one_move = "1 0 " + " ".join(map(str, range(2, 25)))
+    lc = ["--goal", "blank-first", "-H", "linear-conflict", "--prune", "16"]  # (the default machine, depth 18: minutes to build)
     for board in (goal, one_move):
-        r = run(solver, ["solve", board, "--goal", "blank-first", "-H", "linear-conflict"])
+        r = run(solver, ["solve", board, *lc])
         assert r.exit_code == 0 and "warning" not in r.stderr, r.stderr
     far = "14 5 9 2 18 8 23 19 12 17 15 0 10 20 4 6 11 21 1 7 24 3 16 22 13"  # Korf & Felner's #1
-    r = run(solver, ["solve", far, "--goal", "blank-first", "-H", "linear-conflict", "--max-nodes", "1000"])
+    r = run(solver, ["solve", far, *lc, "--max-nodes", "1000"])
     assert r.exit_code == 4 and "warning: IDA* with linear-conflict on a 5x5 board" in r.stderr
     f = tmp_path / "b.txt"
     f.write_text(f"{far}\n{far}\n")
-    r = run(solver, ["solve", "--file", str(f), "--goal", "blank-first", "-H", "linear-conflict", "--max-nodes", "1000"])
+    r = run(solver, ["solve", "--file", str(f), *lc, "--max-nodes", "1000"])
     assert r.exit_code == 4 and r.stderr.count("warning: IDA* with linear-conflict on a 5x5 board") == 1, r.stderr
 
 

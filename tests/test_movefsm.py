@@ -269,25 +269,28 @@ def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, 
 
 
 def test_the_default_depth_falls_back_to_a_shallower_machine_that_fits(tmp_path, monkeypatch):
-    """5x5 prunes to depth 16 unless told; where that machine's build would not fit in the
-    memory at hand and none is kept, depth 14 serves, said in one line; one kept is used."""
+    """5x5 prunes to depth 18 unless told; where that machine's build would not fit in the
+    memory at hand and none is kept, the deepest that fits serves (here 14, past 16), said a
+    line a depth; one kept is used."""
     from patterndb import machines
     from patterndb.movefsm import build_cost
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     shape = Shape(5, 5)
-    assert machines.default_depth(shape) == 16
+    assert machines.default_depth(shape) == 18
     free = (build_cost(shape, 14).bytes + build_cost(shape, 16).bytes) // 2
     monkeypatch.setattr(machines, "available_memory", lambda: free)
     logs = []
     m = machines.load_default(shape, tmp_path, logs.append)
     assert m.depth == 14 and machine_path(tmp_path, shape, 14).exists()
-    assert any(line.endswith("is available: pruning to depth 14 instead") and "depth 16 would need" in line
-               for line in logs), logs
+    assert not machine_path(tmp_path, shape, 16).exists() and not machine_path(tmp_path, shape, 18).exists()
+    for deep, shallow in ((18, 16), (16, 14)):
+        assert any(line.endswith(f"is available: pruning to depth {shallow} instead") and f"depth {deep} would need" in line
+                   for line in logs), logs
     monkeypatch.setattr(machines, "available_memory", lambda: 1 << 20)
     logs.clear()
     assert machines.load_default(shape, tmp_path / "other", logs.append).depth < 12
-    assert sum("pruning to depth" in line for line in logs) >= 3, logs
-    kept = m._replace(depth=16)  # (a depth-14 machine filed as 16: cheaper than a build, and as readable)
-    machines.write_machine(machine_path(tmp_path, shape, 16), shape, kept, 1.0)
-    assert machines.load_default(shape, tmp_path).depth == 16
+    assert sum("pruning to depth" in line for line in logs) >= 4, logs
+    kept = m._replace(depth=18)  # (a depth-14 machine filed as 18: cheaper than a build, and as readable)
+    machines.write_machine(machine_path(tmp_path, shape, 18), shape, kept, 1.0)
+    assert machines.load_default(shape, tmp_path).depth == 18
