@@ -32,10 +32,10 @@ DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s an
 # The depth IDA* uses unless told, by measurement: on 4x4 (Korf's 100, 7-8) depths 12, 14
 # and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 with `best`
 # (2 threads, docs/benchmarks.md) 16 against 14 took 0.82x the time on Korf-Felner's five
-# hard boards and 0.84x on the 20 easiest (9-13% fewer nodes), and 18 against 16 expands
-# 6-9% fewer nodes in their complete iterations (a node costs no more: the 83 MB machine's
-# step is one read beside a catalogue's dozen). The 5x5 machine of depth 18 takes about
-# 2 min and 3.5 GB to build (16: 15 s and 1 GB); where it does not fit, 16 serves.
+# hard boards and 0.84x on the 20 easiest (9-13% fewer nodes); 18 against 16, 0.98x and
+# 0.93x (one pair each; 6-8% fewer nodes in the hard boards' complete iterations, the same
+# time a node within the noise). The 5x5 machine of depth 18 takes about 2 min and 3.5 GB
+# to build (16: 15 s and 1 GB); where it does not fit, 16 serves.
 DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 18}
 
 _memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)

@@ -8,7 +8,8 @@ than the trade; here the plans share their tables, the depths alternate (ABBA...
 the figure compared is the time per node of the complete iterations, whose nodes are the
 same in every run of one depth (the solving iteration's depend on which thread found the
 goal first). It prints a row per run and, per depth, the medians; the ratios are each
-round's against the first depth's run of the same round.
+round's against the first depth's run of the same round. Run it where `solver compile` has
+compiled this tree's kernels: otherwise the first run also compiles them (a minute or two).
 
     python scripts/ab_prune.py 28 --pattern cr14 --depths 16,18 --rounds 8
     python scripts/ab_prune.py 37 --pattern z6-6-6-6 --depths 14,16,18 -j 1
@@ -27,14 +28,9 @@ from pathlib import Path
 
 from patterndb.errors import TableError
 from solver.api import Options, make_plan, prepare, run
+from solver.batch import read_batch
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def korf24(line: int) -> tuple[str, int]:
-    rows = [ln.split() for ln in (ROOT / "data" / "korf24_50.txt").read_text().splitlines()
-            if ln.strip() and not ln.startswith("#")]
-    return " ".join(rows[line - 1][:25]), int(rows[line - 1][25])
 
 
 def main() -> int:
@@ -49,8 +45,9 @@ def main() -> int:
     if not 1 <= args.line <= 50:
         ap.error(f"line must be from 1 to 50, got {args.line}")
     depths = [int(d) for d in args.depths.split(",")]
-    board, want = korf24(args.line)
-    b, frame = prepare(board, "blank-first")
+    e = {e.line - 2: e for e in read_batch(str(ROOT / "data" / "korf24_50.txt"))}[args.line]  # two comment lines first
+    b, frame = prepare(e.board, "blank-first")
+    want = e.expected
     ddir = Path(args.data_dir) if args.data_dir else None
     try:
         plans = {d: make_plan(frame, Options(algorithm="idastar", pattern=args.pattern, data_dir=ddir,
