@@ -77,6 +77,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pattern", default="7-8")
     ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--file", default=str(ROOT / "data" / "korf100.txt"),
+                    help="the batch of the 'Korf's 100' cases [data/korf100.txt]")
     ap.add_argument("--jit", action="store_true",
                     help="also run every case with numba's JIT kernels (PATTERNDB_AOT=off), alternating")
     args = ap.parse_args()
@@ -90,8 +92,8 @@ def main() -> int:
     cases = {
         "one board, -j 1": [*solver, "solve", KORF1, *common, "-j", "1"],
         "one board, -j 2": [*solver, "solve", KORF1, *common, "-j", "2"],
-        "Korf's 100, -j 1": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "1"],
-        "Korf's 100, -j 2": [*solver, "solve", "--file", str(ROOT / "data" / "korf100.txt"), *common, "-j", "2"],
+        "Korf's 100, -j 1": [*solver, "solve", "--file", args.file, *common, "-j", "1"],
+        "Korf's 100, -j 2": [*solver, "solve", "--file", args.file, *common, "-j", "2"],
     }
     kernels = subprocess.run([*solver, "compile", "--check"], capture_output=True, text=True).stdout.split()[0]
     envs = {"": None}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The main job on a built-in default: set up, build the tables it needs, solve real boards.
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

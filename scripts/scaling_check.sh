@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Issue 26's two many-core targets in one short run (for a machine lent for minutes):
-# -j MAX against -j 1, and --scheduler local:MAX against -j MAX, on the same boards.
+# One 24-puzzle search on many cores, in one short run (sized for a machine lent for minutes):
+# -j MAX against -j 1, and --scheduler local:MAX (Dask) against -j MAX, on the same boards.
 #
-#   scripts/scaling_setup.sh && scripts/scaling_check.sh RESULTS_DIR [PATTERN]
+#   scripts/scaling_check.sh RESULTS_DIR [PATTERN]
 #
-# Runs scripts/bench_korf24.py $LINES (default "37 28") ROUNDS times (default 3) at -j MAX
-# and then with local:MAX, in turn, with -j 1 once after the first round; the first round and
-# -j 1 are traced (RESULTS_DIR/<how>/lineN.jsonl, for scripts/simulate_scaling.py and
-# scripts/trace_idle.py). Then, if BIG is set and the run is still under BIG_BEFORE seconds
-# (default 300), those lines once at -j MAX. Each step prints the bench's table and `time`'s
-# wall, CPU and peak memory; a wrong length fails the bench loudly. The end prints the
-# speed-ups from the medians of the boards' summed search seconds.
+# First compiles the search kernels and builds PATTERN's tables (default z6-6-6-6, 5x5,
+# blank-first goal) side by side where they are missing (about 2 minutes on 16 cores; SETUP=0
+# skips it). Then runs scripts/bench_korf24.py on $LINES (default "37 28" of $FILE, default
+# data/korf24_50.txt) ROUNDS times (default 3) at -j MAX (default: every core) and with
+# local:MAX, in turn, with -j 1 once after the first round; the first round and -j 1 are traced
+# (RESULTS_DIR/<how>/lineN.jsonl, for scripts/simulate_scaling.py). Then, if BIG is set and the
+# run is still under BIG_BEFORE seconds (default 300), those lines once at -j MAX. Each step
+# prints the bench's table and `time`'s wall, CPU and peak memory; a wrong length fails the
+# bench loudly. The end prints the speed-ups from the medians of the boards' summed search
+# seconds. local:MAX needs Dask (pip install -e '.[cluster]'); LOCAL=0 leaves it out.
+case "${1:-}" in -h|--help|"") sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; [ -n "${1:-}" ]; exit $?;; esac
 set -u
-res=${1:?usage: scaling_check.sh RESULTS_DIR [PATTERN]}
+mkdir -p "$1"
+res=$(cd "$1" && pwd)
 pat=${2:-z6-6-6-6}
 lines=${LINES:-37 28}
+file=$(realpath "${FILE:-$(dirname "$0")/../data/korf24_50.txt}")
+shape=$(awk '!/^#/ && NF {print NF; exit}' "$file")
 max=${MAX:-$(nproc)}
-mkdir -p "$res"
 cd "$(dirname "$0")/.."
-
 timed() {  # a command under /usr/bin/time where there is one
     if [ -x /usr/bin/time ]; then /usr/bin/time -f "   %e s wall, %U s user, %S s sys, %M KB peak" "$@"
     else time "$@"; fi
@@ -26,8 +31,24 @@ timed() {  # a command under /usr/bin/time where there is one
 step() { echo; echo "== $* ($(date +%T), ${SECONDS} s in, load $(cut -d' ' -f1-3 /proc/loadavg))"; }
 bench() {  # NAME ARGS...: one bench run, its output kept as RESULTS_DIR/NAME.txt
     local name=$1; shift
-    timed python3 scripts/bench_korf24.py --pattern "$pat" "$@" 2>&1 | tee "$res/$name.txt"
+    timed "$PY" scripts/bench_korf24.py --file "$file" --pattern "$pat" "$@" 2>&1 | tee "$res/$name.txt"
 }
+
+PY=${PYTHON:-python3}
+solver() { "$PY" -c "import sys; sys.argv[0] = 'solver'; from solver.cli import main; main()" "$@"; }
+pdb() { "$PY" -c "import sys; sys.argv[0] = 'pdb'; from patterndb.cli import main; main()" "$@"; }
+
+if [ "${SETUP:-1}" != 0 ]; then
+    step "setup: solver compile beside pdb build --pattern $pat"
+    solver compile --check >/dev/null 2>&1 || solver compile >&2 &
+    compiling=$!
+    case "$shape" in
+        25) pdb build --size 5 --goal blank-first --pattern "$pat" >&2 ;;
+        *) pdb build --size 4 --goal blank-first --pattern "$pat" >&2 ;;
+    esac
+    wait "$compiling"
+fi
+
 
 for r in $(seq "${ROUNDS:-3}"); do
     trace=()
@@ -35,8 +56,10 @@ for r in $(seq "${ROUNDS:-3}"); do
     step "round $r, -j $max: lines $lines"
     bench "j$max-$r" $lines -j "$max" "${trace[@]}"
     [ "$r" = 1 ] && trace=(--trace-dir "$res/local$max")
-    step "round $r, local:$max: lines $lines"
-    bench "local$max-$r" $lines --scheduler "local:$max" "${trace[@]}"
+    if [ "${LOCAL:-1}" != 0 ]; then
+        step "round $r, local:$max: lines $lines"
+        bench "local$max-$r" $lines --scheduler "local:$max" "${trace[@]}"
+    fi
     if [ "$r" = 1 ]; then
         step "-j 1: lines $lines"
         bench j1 $lines -j 1 --trace-dir "$res/j1"
@@ -47,7 +70,7 @@ if [ -n "${BIG:-}" ] && [ "$SECONDS" -lt "${BIG_BEFORE:-300}" ]; then
     bench "big$max" $BIG -j "$max"
 fi
 step "summary"
-python3 - "$res" "$max" $lines <<'EOF'
+"$PY" - "$res" "$max" $lines <<'EOF'
 import glob, statistics, sys
 res, top, lines = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 

@@ -2,6 +2,7 @@
 # Create .venv (if missing), install the project with its test extras, and compile the
 # IDA* kernels ahead of time (solver compile: about a minute on 2 cores, once per checkout, so
 # that solve starts without importing numba).
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

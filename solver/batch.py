@@ -92,6 +92,12 @@ def read_batch(path: str, rows: int | None = None, cols: int | None = None) -> l
     return list(iter_batch(path, rows, cols))
 
 
+def instances(path: str) -> dict[int, Entry]:
+    """A benchmark file's boards by instance number (1 for its first board line, as Korf's
+    and Korf & Felner's instances are numbered), bad lines included by their place."""
+    return {i: e for i, e in enumerate(read_batch(path), 1)}
+
+
 def count_lines(path: str) -> int | None:
     """Lines in a regular file (a progress bar's length; one quick pass), else None."""
     if path == "-" or not os.path.isfile(path):

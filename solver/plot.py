@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from patterndb import BoardError
 from patterndb.plot import pyplot

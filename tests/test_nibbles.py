@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
 from patterndb.additive import build_pattern
-from patterndb.catalog import build_pattern_file, load_pattern, pack_pattern_file, pattern_path
+from patterndb.catalog import build_pattern_file, load_pattern, pack_pattern_file
 from patterndb.cli import main as pdb
 from patterndb.nibbles import goal_md, pack, unpack
 from patterndb.patterns import parse_partition

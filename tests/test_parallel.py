@@ -1,15 +1,12 @@
 """The IDA* driver: subtree split, threads, stopping, checkpoints, each against plain references."""
 import json
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from patterndb import Frame, Shape, make_goal, random_board, scramble
+from patterndb import Shape, make_goal, random_board, scramble
 from patterndb.movefsm import undo_machine
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
@@ -416,7 +413,7 @@ def assert_kernel_counts(p, its, kernel):
     """The kernel, run directly from the root at every bound of its (bound, expanded,
     generated), counts the same (the root's expansion is its caller's), and in the last
     iteration returns a path of that length to the goal."""
-    from solver.search.moves import EXHAUSTED, FOUND, MAX_DEPTH
+    from solver.search.moves import FOUND, MAX_DEPTH
 
     pos = np.argsort(p.tiles).astype(np.int64)
     for i, (bound, expanded, generated) in enumerate(its):
@@ -456,20 +453,3 @@ def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_her
     d.nearby.rate.add(10**7, 1.0)  # measured by the threads: 10 M/s
     assert d._split_backend(0.99 * n * 1e7, root) is d.nearby
     assert Driver(p, ThreadBackend(2), StopFlag()).nearby is None
-
-
-def test_subtree_orders_script_judges_saved_counts(tmp_path):
-    """scripts/subtree_orders.py --load: each order's nodes up to the first subtree holding
-    a solution, from saved counts (no search)."""
-    rows = lambda expanded, found=(): np.array([[FOUND if i in found else EXHAUSTED, e, 0, 0, 0]
-                                                for i, e in enumerate(expanded)], dtype=np.int64)
-    # subtree 2 grew 30x and holds the solution; 0 is the biggest
-    np.savez(tmp_path / "line7.npz", bound=90, before2=rows([100, 10, 2]), before=rows([400, 20, 90]),
-             last=rows([1600, 40, 30], found=(2,)), h=np.array([50, 52, 51]))
-    script = Path(__file__).resolve().parent.parent / "scripts" / "subtree_orders.py"
-    out = subprocess.run([sys.executable, str(script), "7", "--load", str(tmp_path)], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    assert out[0].split()[4:6] + out[0].split()[-1:] == ["depth-first", "biggest", "solver"]
-    line7 = out[1].split()  # line, bound, whole iteration, then the orders as in the header
-    assert line7[:3] == ["7", "90", "1,670"]
-    assert (line7[3], line7[4], line7[-1]) == ("1,670", "1,630", "30")

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, TableError, make_goal, store
-from patterndb.catalog import build_exact_file, build_pattern_file, load_checked, pattern_path, unpack
+from patterndb.catalog import build_exact_file, build_pattern_file, load_checked, unpack
 from patterndb.cli import main as pdb
 from patterndb.exact import UNREACHED, histogram, histogram_mean
 from patterndb.nibbles import nibble_histogram

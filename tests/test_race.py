@@ -1,7 +1,5 @@
 """A race of two heuristics on one board (solver.search.race, --pattern "A|B")."""
 import json
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -188,14 +186,3 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
     assert r.winner == 0 and r.outcome is None and not stop.requested
     assert cheap.steps == 4 and strong.steps == 3, (cheap.steps, strong.steps, r.legs)
     assert r.legs[1].bound == 14 < r.legs[0].bound and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
-
-
-def test_race_legs_script_prints_each_leg(pdb_dir):
-    """scripts/race_legs.py on a 15-puzzle (the 5x5 tables are too big here): one row, its totals."""
-    r = subprocess.run([sys.executable, "scripts/race_legs.py", "3", "--file", "data/korf100.txt", "--pattern",
-                        "5-5-5|5-5-5", "--data-dir", str(pdb_dir), "--seconds", "0", "-j", "1"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    rows = [ln.split() for ln in r.stdout.splitlines() if ln.split() and ln.split()[0] == "3"]
-    assert len(rows) == 1 and rows[0][7] in ("cheap", "strong"), r.stdout
-    assert "total: 1 boards" in r.stdout

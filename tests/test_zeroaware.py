@@ -6,7 +6,7 @@ import pytest
 
 from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_board
 from patterndb.additive import build_pattern, build_regions
-from patterndb.catalog import build_pattern_file, map_checked, pattern_expect, pattern_path
+from patterndb.catalog import build_pattern_file, map_checked, pattern_expect
 from patterndb.nibbles import goal_md
 from patterndb.patterns import parse_catalog, parse_partition, race_spec
 from patterndb.ranking import num_placements
