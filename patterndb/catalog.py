@@ -21,8 +21,10 @@ from .ranking import num_placements
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import unpack as unpack_kernel
 from .nibbles import entry as nibble_entry
-from .store import is_zero_aware as store_zero_aware
-from .store import is_packed, load_table, map_tables, read_attrs, stored_size, write_table
+from .attrs import is_packed, stored_size
+from .attrs import is_zero_aware as store_zero_aware
+from .mapping import map_tables
+from .store import load_table, read_attrs, write_table
 from . import proof, zeroaware
 from .symmetry import Served, serve
 

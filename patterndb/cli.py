@@ -28,7 +28,8 @@ from .rebuild import prove, prove_machine
 from .patterns import (CATALOGUES, NAMED, RACES, Partition, catalog_groups, group_label, is_named, is_zero_aware,
                        names_per_board, parse_catalog, pattern_tiles, race_spec)
 from .ranking import num_placements
-from .store import plain, read_attrs, temporaries
+from .attrs import plain
+from .store import read_attrs, temporaries
 from .symmetry import catalogue_sums
 
 

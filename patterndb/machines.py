@@ -24,7 +24,9 @@ from .geometry import Shape
 from .movefsm import MoveMachine, build, build_cost, undo_machine
 from .datadir import available_memory, cache_dir
 from .locks import exclusive
-from .store import atomic, hdf5_writer, plain, remember, remembered
+from .attrs import plain
+from .integrity import remember, remembered
+from .store import atomic, hdf5_writer
 
 FORMAT_VERSION = 1
 KIND = "move-fsm"
@@ -111,7 +113,7 @@ def verify_machine(path: Path) -> MoveMachine:
 def read_machine(path: Path, shape: Shape, depth: int, trust: bool = True) -> MoveMachine:
     """The machine in path, or TableError if it is not this shape's machine of this depth, or damaged.
 
-    Where this very file was read before (store.remembered; trust), its arrays are read
+    Where this very file was read before (integrity.remembered; trust), its arrays are read
     straight from their recorded places in it, without h5py; both ways, every check
     below (crc32 included) runs on what was read."""
     entry = remembered(path) if trust else None

@@ -47,7 +47,7 @@ def group_minima(table: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
     """One byte per placement: the table's value, for a zero-aware table the minimum over
     the blank's regions (its 4-bit code less the flag)."""
     from .catalog import unpack
-    from .store import is_packed, is_zero_aware
+    from .attrs import is_packed, is_zero_aware
 
     entries = int(attrs["entries"])
     if not (is_packed(attrs) or is_zero_aware(attrs)):

@@ -28,7 +28,8 @@ from patterndb.machines import DEPTH_MAX, load_default, load_or_build
 from patterndb.movefsm import MoveMachine
 from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog,
                                 parse_partition, pattern_tiles, race_spec)
-from patterndb.store import check_attrs, read_attrs
+from patterndb.attrs import check_attrs
+from patterndb.store import read_attrs
 from patterndb.symmetry import catalogue_sums
 
 from . import heuristics

@@ -48,6 +48,13 @@ def pdb_dir(tmp_path_factory):
 
 
 @pytest.fixture
+def table_file(tmp_path):
+    """(frame, path) of a fresh exact 2x3 table (blank-last goal)."""
+    frame = Frame.for_goal(make_goal(Shape(2, 3), "blank-last"))
+    return frame, build_exact_file(frame, tmp_path)
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(12345)
 

@@ -372,7 +372,7 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
 
     import h5py
 
-    from patterndb import Frame, Shape, make_goal, store
+    from patterndb import Frame, Shape, integrity, make_goal
     from patterndb.catalog import build_exact_file
     from patterndb.cli import main as pdb
     from patterndb.machines import load_or_build
@@ -386,7 +386,7 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
     with h5py.File(path, "r+") as f:
         a = f["table"].attrs
         a["goal"] = "junk"
-        a["digest_crc32"] = store.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})  # a consistent forgery
+        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})  # a consistent forgery
     r = CliRunner().invoke(pdb, ["verify", str(path)])
     assert r.exit_code == 3 and "Traceback" not in r.output
     assert r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1, r.stderr

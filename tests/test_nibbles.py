@@ -9,7 +9,8 @@ from patterndb.catalog import build_pattern_file, load_pattern, pack_pattern_fil
 from patterndb.cli import main as pdb
 from patterndb.nibbles import goal_md, pack, unpack
 from patterndb.patterns import parse_partition
-from patterndb.store import is_packed, read_attrs
+from patterndb.attrs import is_packed
+from patterndb.store import read_attrs
 from solver import solve
 
 from . import naive

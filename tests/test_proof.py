@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from patterndb import Frame, Shape, TableError, make_goal, store
+from patterndb import Frame, Shape, TableError, integrity, make_goal
+from patterndb.attrs import is_packed
 from patterndb.catalog import build_exact_file, build_pattern_file, load_checked, unpack
 from patterndb.cli import main as pdb
 from patterndb.exact import UNREACHED, histogram, histogram_mean
@@ -24,13 +25,13 @@ def _forge(path, data, attrs):
         a = f["table"].attrs
         for k, v in attrs.items():
             a[k] = v
-        values = unpack(data, attrs) if store.is_packed(attrs) else data
+        values = unpack(data, attrs) if is_packed(attrs) else data
         hist = histogram(values)
         a["histogram"], a["max"], a["mean"] = hist, hist.size - 1, histogram_mean(hist)
-        if store.is_packed(attrs):
+        if is_packed(attrs):
             a["nibble_histogram"] = nibble_histogram(data, int(attrs["entries"]))
-        a["checksum_crc32"] = store.checksum(data)
-        a["digest_crc32"] = store.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
+        a["checksum_crc32"] = integrity.checksum(data)
+        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
 
 
 def _attrs(path):

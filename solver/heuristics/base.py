@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from patterndb import Board
-from patterndb.store import populate
+from patterndb.mapping import populate
 
 _DUMMY_I = np.zeros(1, dtype=np.int64)
 _DUMMY_2D = np.zeros((1, 1), dtype=np.int64)
@@ -37,7 +37,7 @@ class Heuristic:
         return int(k.h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
 
     def populate(self) -> bool:
-        """Map every page of its tables into the process now (patterndb.store.populate: what
+        """Map every page of its tables into the process now (patterndb.mapping.populate: what
         a batch of boards does before its searches); False where that is not possible."""
         return populate(self.H[4])
 

@@ -19,9 +19,9 @@ import numpy as np
 from patterndb.catalog import catalogue_tables, map_checked, pattern_expect, pattern_path
 from patterndb.frame import Frame
 from patterndb.patterns import Partition, catalog_groups, pattern_tiles
-from patterndb.store import is_packed
+from patterndb.attrs import is_packed
 from patterndb.symmetry import Served, diagonal
-from patterndb.store import is_zero_aware as store_zero_aware
+from patterndb.attrs import is_zero_aware as store_zero_aware
 
 from .base import Heuristic, kernel_tuple
 from .kernels import PDB, PDB_MAX
