@@ -39,7 +39,8 @@ def main() -> int:
     args = ap.parse_args()
 
     t0 = time.perf_counter()
-    from solver.api import Options, default_jobs, make_plan, prepare, run
+    from solver.api import Options, make_plan, prepare, run
+    from solver.search.parallel import default_jobs
     from solver.batch import POPULATE_MIN, read_batch, solve_batch
     from solver.search import aot
 

@@ -21,7 +21,8 @@ from typing import Callable, Iterable, Iterator
 
 from patterndb import Board, BoardError, parse_board
 
-from .api import Control, Options, Plan, default_jobs, make_plan, prepare, run
+from .api import Control, Options, Plan, make_plan, prepare, run
+from .search.parallel import default_jobs
 from .search import StopFlag
 from .search.parallel import Backend
 from .solution import SearchStopped, Solution

@@ -1,0 +1,136 @@
+"""The heuristic a plan searches with: the one asked for (a classic one, named pattern
+databases, table files, a race of two), or the strongest whose tables are built; and the
+`pdb build` line that would build what is missing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from patterndb import BoardError, Frame, TableError, make_goal
+from patterndb.attrs import check_attrs
+from patterndb.catalog import build_exact_file, exact_path, pattern_expect
+from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition,
+                                pattern_tiles, race_spec)
+from patterndb.store import read_attrs
+from patterndb.symmetry import catalogue_sums
+
+from . import heuristics
+from .heuristics import Heuristic
+from .heuristics.pdb import cached, cached_catalogue, catalogue
+from .plan import Log, Options
+
+AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
+
+
+def build_hint(frame: Frame, pattern: str) -> str:
+    s = frame.shape
+    size = f"--size {s.rows}" if s.rows == s.cols else f"--rows {s.rows} --cols {s.cols}"
+    goal = "" if frame.key == Frame.for_goal(make_goal(s, "blank-last")).key else f" --goal '{frame.goal}'"
+    return f"pdb build {size}{goal} --pattern {pattern}"
+
+
+def exact_available(frame: Frame, data_dir: Path) -> bool:
+    return exact_path(data_dir, frame).exists() or frame.shape.n <= AUTO_BUILD_CELLS
+
+
+def exact_heuristic(frame: Frame, data_dir: Path, log: Log) -> Heuristic:
+    """The exact table, built on first use for boards of up to 9 cells."""
+    if not exact_path(data_dir, frame).exists() and frame.shape.n <= AUTO_BUILD_CELLS:
+        log(f"building the exact {frame.shape} table in {data_dir} (first use) ...")
+        build_exact_file(frame, data_dir)
+    return heuristics.exact(frame, data_dir)
+
+
+def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heuristic:
+    groups = []
+    for f in files:
+        attrs = read_attrs(f)
+        if attrs.get("kind") != "pdb":
+            raise TableError(f"{f} is not a pattern database (kind {attrs.get('kind')!r})")
+        tiles = tuple(int(t) for t in attrs["tiles"])
+        check_attrs(f, attrs, pattern_expect(frame, tiles))
+        if set(pattern_tiles(tiles)) & {t for g in groups for t in pattern_tiles(g)}:
+            raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
+        groups.append(tiles)
+    return heuristics.pdb(frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect)
+
+
+def pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
+    parts = parse_catalog(pattern, frame)
+    if len(parts) > 1:
+        sums = catalogue_sums(frame, parts, reflect)
+        found = cached_catalogue(frame, sums, data_dir)
+        if found is not None:
+            return catalogue(frame, sums, *found, pattern)
+    else:
+        paths = cached(frame, parts[0], data_dir)
+        if paths is not None:
+            return heuristics.pdb(frame, parts[0], paths, pattern, reflect)
+    raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{build_hint(frame, pattern)}'")
+
+
+def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
+    """The first fully cached named partition (they are listed strongest first), zero-aware
+    before plain."""
+    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
+        for spec in (name,) if any(map(is_zero_aware, part)) else (f"z{name}", name):
+            if cached(frame, parse_partition(spec, frame), data_dir) is not None:
+                return pdb_named(frame, spec, data_dir, reflect)
+    return None
+
+
+def cached_race(frame: Frame, data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic] | None:
+    """The board's "best" race (patterns.RACES) when both its sides are built, else None."""
+    spec = race_spec("best", frame)
+    if "|" not in spec:
+        return None
+    try:
+        return _race_sides(frame, spec.split("|"), data_dir, reflect)
+    except TableError:
+        return None
+
+
+def _race_sides(frame: Frame, specs: list[str], data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic]:
+    """A race's two heuristics, loaded from their specs (cheaper per node first)."""
+    return tuple(pdb_named(frame, spec, data_dir, reflect) for spec in specs)
+
+
+def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
+    """The requested heuristic, or the strongest one available."""
+    name = opts.heuristic
+    if opts.pdb_files or opts.pattern:
+        if name not in (None, "pdb"):
+            raise BoardError(f"--pattern/--pdb choose pattern databases: they do not go with --heuristic {name}")
+        if opts.pdb_files:
+            return _pdb_from_files(frame, opts.pdb_files, opts.reflect)
+        return pdb_named(frame, opts.pattern, data_dir, opts.reflect)
+    goal = frame.canonical_goal
+    if name == "exact" or (name is None and exact_available(frame, data_dir)):
+        return exact_heuristic(frame, data_dir, log)
+    if name in heuristics.CLASSIC:
+        return heuristics.CLASSIC[name](goal)
+    if name not in (None, "pdb"):
+        raise BoardError(f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact', 'pdb'])}")
+    h = strongest_pdb(frame, data_dir, opts.reflect)
+    # The hint names the strongest plain partition: quicker to build, smaller, faster per node.
+    named = [k for k, part in named_partitions(frame.shape.rows, frame.shape.cols).items()
+             if not any(map(is_zero_aware, part))]
+    if h is None and name == "pdb":
+        hint = f": run '{build_hint(frame, named[0])}'" if named else ""
+        raise TableError(f"no pattern databases cached for {frame.shape} in {data_dir}{hint}")
+    if h is None:
+        if named:
+            log(f"no pattern databases cached for {frame.shape}; '{build_hint(frame, named[0])}' would make this much faster")
+        return heuristics.linear_conflict(goal)
+    return h
+
+
+def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str) -> tuple[Heuristic, Heuristic]:
+    """The two heuristics of a race spec "A|B": A cheaper per node, B stronger (search.race)."""
+    specs = [p.strip() for p in race_spec(opts.pattern, frame).split("|")]
+    if len(specs) != 2 or not all(specs):
+        raise BoardError(f"a race is two patterns joined by '|' (cheaper per node first), not {opts.pattern!r}")
+    if algorithm != "idastar":
+        raise BoardError(f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}")
+    if opts.heuristic not in (None, "pdb") or opts.pdb_files:
+        raise BoardError(f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb")
+    return _race_sides(frame, specs, data_dir, opts.reflect)

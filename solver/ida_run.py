@@ -1,0 +1,107 @@
+"""An IDA* search as the API runs it: the driver with its checkpoint, trace and progress
+listeners, or a race of two heuristics first (search.race), resumed where a checkpoint left it."""
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+from patterndb import Board, BoardError
+
+from .checkpoint import Checkpoint, Resumed, identity, saved_heuristic
+from .heuristics import Heuristic
+from .plan import Control, Plan, quiet
+from .progress import Fanout
+from .search import Driver, Problem, ThreadBackend
+from .search.parallel import Backend, default_jobs
+from .search.race import Race, race
+from .solution import SearchStopped
+from .trace import Trace
+
+
+def run_idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
+             canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+    """Run the IDA* driver with the plan's heuristic, or with the winner of a race of two
+    (search.race); (path, expanded, generated, iterations, where it resumed, the heuristic
+    that searched, the race) or SearchStopped."""
+    opts = plan.options
+    resume, path, ckpt, resumed, raced = None, None, None, None, None
+    listener = control.listener
+    log = control.log or quiet
+    deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
+    backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
+    h, problem = problems[0]
+    racing = len(problems) > 1
+    if racing and control.backend is not None:
+        if opts.pattern and "|" in opts.pattern:
+            raise BoardError(f"a race of two heuristics ({opts.pattern}) runs on this machine's threads: "
+                             "give --pattern one of them to search on a cluster")
+        racing = False  # a race's name (best) on a cluster: its first side, as the workers' plans have it
+    if racing:
+        names = [hh.name for hh, _ in problems]
+        saved = saved_heuristic(control.checkpoint) if control.checkpoint is not None else None
+        if saved in names:  # resumed: the heuristic that won the race before
+            h, problem = problems[names.index(saved)]
+            racing = False
+    if control.checkpoint is not None and racing:
+        Checkpoint(control.checkpoint, {}).check_writable()
+    out = None
+    try:
+        if racing:
+            raced = race(*(Driver(p, backend, control.stop, listener, opts.max_nodes or 0, deadline, control.split_nodes)
+                           for _, p in problems), tuple(names), control.stop, deadline=deadline)
+            h, problem = problems[raced.winner]
+            out, resume = raced.outcome, raced.state
+            log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
+        if control.checkpoint is not None:
+            ident = identity(str(canonical_board), str(plan.frame.canonical_goal), plan.algorithm, h.name, h.tables,
+                             plan.machine.depth)
+            ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
+            if not racing:
+                resume, path = ckpt.load(problem)
+                if path is None:
+                    ckpt.check_writable()
+                if resume is not None:
+                    resumed = ckpt.resumed(resume, path)
+                    log(str(resumed))
+            elif out is None:
+                ckpt.save(resume)  # the winner's finished iterations, before it goes on
+            listener = Fanout(listener, ckpt)
+        if path is None and out is None:
+            trace = None
+            if control.trace is not None:
+                trace = Trace(control.trace, _trace_header(problem, plan, h, backend, str(canonical_board), control), log)
+                listener = Fanout(listener, trace)
+            try:
+                out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
+                             control.split_nodes, None if trace is None else trace.chunk).run(resume)
+            finally:
+                if trace is not None:
+                    trace.close()
+    finally:
+        control.stop.clear()  # the Control can watch the next solve
+    lost_e, lost_g = (raced.lost_expanded, raced.lost_generated) if raced is not None else (0, 0)
+    if out is not None:
+        state, path = out.state, out.path
+        if ckpt is not None:
+            ckpt.save(state, path or None)
+        if out.status != "found":
+            raise SearchStopped(out.status, plan.algorithm, out.lower_bound,
+                                state.total_expanded + state.unfinished_expanded + lost_e,
+                                state.total_generated + state.unfinished_generated + lost_g,
+                                time.perf_counter() - start, [it.to_dict() for it in state.iterations],
+                                None if resumed is None else resumed.to_dict())
+    else:
+        state = resume
+    return (path, state.total_expanded + lost_e, state.total_generated + lost_g,
+            [it.to_dict() for it in state.iterations], resumed, h, raced)
+
+
+def _trace_header(problem: Problem, plan: Plan, h: Heuristic, backend: Backend, board: str, control: Control) -> dict:
+    """What a trace says about its search (h: its heuristic) and the machine it ran on."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": h.name,
+            "jobs": backend.jobs, "backend": type(backend).__name__, "frontier": len(problem.frontier()[0]),
+            "split_nodes": control.split_nodes, "prune": plan.machine.depth, "cpus": os.cpu_count(),
+            "load_average": None if load is None else [round(x, 2) for x in load],
+            "machine": platform.node(), "processor": platform.processor() or platform.machine()}
