@@ -40,7 +40,7 @@ def main() -> int:
 
     t0 = time.perf_counter()
     from solver.api import Options, make_plan, prepare, run
-    from solver.search.parallel import default_jobs
+    from solver.search.threads import default_jobs
     from solver.batch import POPULATE_MIN, read_batch, solve_batch
     from solver.search import aot
 

@@ -61,7 +61,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver.search.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
-from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
+from solver.search.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
 from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402

@@ -44,7 +44,7 @@ import numpy as np
 
 from patterndb import BoardError
 
-from .search.parallel import FRONTIER_TARGET, Iteration, Problem, SearchState
+from .search.state import FRONTIER_TARGET, Iteration, Problem, SearchState
 from .search.moves import MAX_DEPTH, NO_BOUND
 
 VERSION = 2  # 2: with a digest (version 1 files cannot be checked and are refused)

@@ -49,7 +49,8 @@ from patterndb.datadir import resolve_data_dir
 
 from .api import Options, Plan, make_plan
 from .search.aot import kernels
-from .search.parallel import Problem, Rows, StopFlag, run_chunk
+from .search.state import Problem, Rows, StopFlag
+from .search.threads import run_chunk
 from .search.work_queue import WORK_SHARE, Rate, WorkQueue, chunk_floor
 from .solution import ClusterError
 from .search.subtrees import EXPANDED, FOUND, STATUS

@@ -32,7 +32,9 @@ from patterndb.movefsm import undo_machine
 from .heuristics import manhattan
 from .search import aot
 from .search.aot import EXPORTS, PREFIX
-from .search.parallel import Driver, Problem, StopFlag, ThreadBackend
+from .search.parallel import Driver
+from .search.state import Problem, StopFlag
+from .search.threads import ThreadBackend
 from .search.table_walk import table_walk
 
 

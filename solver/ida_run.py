@@ -13,7 +13,8 @@ from .heuristics import Heuristic
 from .plan import Control, Plan, quiet
 from .progress import Fanout
 from .search import Driver, Problem, ThreadBackend
-from .search.parallel import Backend, default_jobs
+from .search.state import Backend
+from .search.threads import default_jobs
 from .search.race import Race, race
 from .solution import SearchStopped
 from .trace import Trace

@@ -14,7 +14,8 @@ from patterndb.movefsm import MoveMachine
 from .checkpoint import SAVE_INTERVAL
 from .heuristics import Heuristic
 from .search import Problem, StopFlag
-from .search.parallel import SPLIT_NODES, Backend, Listener
+from .search.parallel import SPLIT_NODES
+from .search.state import Backend, Listener
 
 Log = Callable[[str], None]
 

@@ -16,7 +16,7 @@ from typing import Callable, TextIO
 from patterndb.progress import count as _count
 from patterndb.progress import fit
 
-from .search.parallel import Iteration, Listener, SearchState
+from .search.state import Iteration, Listener, SearchState
 
 QUIET_SECONDS = 1.0  # nothing is shown before the search has run this long
 REDRAW = 0.25

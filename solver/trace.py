@@ -33,7 +33,7 @@ import numpy as np
 
 from patterndb import BoardError
 
-from .search.parallel import Iteration, SearchState
+from .search.state import Iteration, SearchState
 from .search.subtrees import EXPANDED, GENERATED, GOAL_DEPTH, STATUS
 
 VERSION = 1

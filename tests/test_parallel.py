@@ -13,7 +13,7 @@ from solver.api import Control, Options, make_plan, prepare
 from solver.checkpoint import Checkpoint, CheckpointError, digest
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
 from solver.search.moves import EXHAUSTED, FOUND
-from solver.search.parallel import run_chunk
+from solver.search.threads import run_chunk
 from solver.search.subtree_order import GROWTH_POWER, search_order
 from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.solution import SearchStopped
@@ -271,7 +271,7 @@ def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_pa
 
 
 def test_an_error_in_a_worker_thread_is_raised_not_swallowed(pdb_dir, monkeypatch):
-    import solver.search.parallel as par
+    import solver.search.threads as par
 
     p, _ = problem(korf(2)[0], pattern="5-5-5", data_dir=pdb_dir)
     real = par.run_chunk
@@ -328,7 +328,7 @@ def test_a_root_iteration_runs_in_the_calling_thread_only_where_it_is_expected_t
     one's speed run in the main thread; a longer one in a thread of its own; in any other
     thread, everything runs where it is (signals reach only the main thread)."""
     import solver.search.parallel as par
-    from solver.search.parallel import Iteration
+    from solver.search.state import Iteration
 
     assert Driver._inline([], 0.0)
     fast = [Iteration(40, 1_000_000, 2_000_000, 0.1, 1)]  # 10 M expansions a second
@@ -435,7 +435,7 @@ def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_her
     """A backend with nearby_seconds (Dask) gets only the split iterations expected to take
     longer than that on this machine's threads, at the threads' measured rate, else the last
     root iteration's, else the low guess; a backend without it gets every one."""
-    from solver.search.parallel import Iteration
+    from solver.search.state import Iteration
     from solver.search.work_queue import Rate
 
     class Far:

@@ -9,7 +9,7 @@ from patterndb import BoardError
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.parallel import Iteration, SearchState
+from solver.search.state import Iteration, SearchState
 from solver.search.race import RACE_MARGIN, race
 from solver.solution import SearchStopped
 

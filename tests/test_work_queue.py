@@ -100,7 +100,8 @@ def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
 def test_the_first_split_iteration_expects_an_equal_share_of_the_estimate_per_subtree():
     """No sizes yet: the 2 subtrees left of 4 (a resume) expect a quarter of the estimate each,
     and the threads' chunks then hold the floor's work, not MAX_CHUNK subtrees at most."""
-    from solver.search.parallel import CHUNK_SECONDS, CHUNKS_PER_WORKER, _expected
+    from solver.search.parallel import _expected
+    from solver.search.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER
 
     assert np.allclose(_expected(None, None, 8000.0, 2, 4), [2000.0, 2000.0])
     assert _expected(None, None, 0.0, 2, 4) is None  # nothing expected yet

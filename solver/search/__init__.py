@@ -1,6 +1,8 @@
 """Search algorithms: each in its own module, all returning blank-cell paths."""
 from .best_first import best_first_kernel
-from .parallel import Driver, Outcome, Problem, StopFlag, ThreadBackend
+from .parallel import Driver
+from .state import Outcome, Problem, StopFlag
+from .threads import ThreadBackend
 from .table_walk import table_walk
 
 # algorithm -> (wg, wh) ordering key of the best-first search

@@ -1,4 +1,5 @@
-"""IDA* on every core: the iterations, the split of each big one into subtrees, and stopping.
+"""IDA* on every core: the driver of the iterations, the split of each big one into subtrees,
+and stopping (the search's state and interfaces: state.py; threads: threads.py).
 
 Iterations not worth splitting run from the root, several in one kernel
 call while they stay small (subtrees.search_root): in the calling thread, or,
@@ -22,25 +23,22 @@ writes and a resumed search starts from.
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from typing import Callable, Protocol
+from functools import lru_cache
+from typing import Callable
 
 import numpy as np
-
-from patterndb.movefsm import MoveMachine
 
 from .aot import kernels
 from .moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
 from .pieces import Pieces, Tally, cut, uncut
+from .state import Backend, Iteration, Listener, Outcome, Problem, Record, Rows, SearchState, StopFlag
 from .subtree_order import search_order
-from .work_queue import Rate, WorkQueue, chunk_floor
 from .subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
+from .threads import ThreadBackend, default_jobs
+from .work_queue import Rate
 
-FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
 INLINE_SECONDS = 0.25  # root iterations expected to take less run in the calling thread, longer ones in a thread
 # of their own (Driver._inline)
@@ -48,242 +46,6 @@ ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after a
 # (and of fewer than split_nodes / 100: the next one is not to be split)
 ROOT_ROWS = 32  # (at most this many iterations a call)
 TICK = 0.1  # seconds between the driver's looks at progress, time-outs and signals
-CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
-CHUNKS_PER_WORKER = 16  # ... but at most 1/(16 jobs) of the iteration
-
-
-def default_jobs() -> int:
-    """Every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-class StopFlag:
-    """Read by the kernels (flag[0] != 0 stops them); set by signals, time-outs, limits, or a solution."""
-
-    def __init__(self) -> None:
-        self.flag = np.zeros(1, dtype=np.int64)
-        self.reason: str | None = None
-
-    def request(self, reason: str) -> None:
-        if self.reason is None:
-            self.reason = reason
-        self.flag[0] = 1
-
-    @property
-    def requested(self) -> bool:
-        return self.reason is not None
-
-    def clear(self) -> None:
-        """Ready for the next search (a request ends only the search it was made during)."""
-        self.reason = None
-        self.flag[0] = 0
-
-
-@dataclass
-class Iteration:
-    bound: int
-    expanded: int
-    generated: int
-    seconds: float
-    subtrees: int  # 1 for an iteration searched from the root
-    next_f: int = int(NO_BOUND)  # smallest f over the bound (the next bound, before parity)
-
-    def to_dict(self) -> dict:
-        return {"bound": self.bound, "expanded": self.expanded, "generated": self.generated,
-                "seconds": round(self.seconds, 6), "subtrees": self.subtrees}
-
-
-@dataclass
-class SearchState:
-    """Everything needed to go on: finished iterations and the finished subtrees of the current one."""
-
-    bound: int
-    iterations: list[Iteration] = field(default_factory=list)
-    done: np.ndarray | None = None  # bool per frontier subtree, for a split iteration
-    expanded: int = 0  # of the current iteration's finished subtrees
-    generated: int = 0
-    next_f: int = int(NO_BOUND)
-    seconds: float = 0.0  # spent on the current iteration before this run
-    unfinished_expanded: int = 0  # in subtrees stopped half-way (this run only; never saved)
-    unfinished_generated: int = 0
-    sizes: np.ndarray | None = None  # nodes each finished subtree of the current split iteration expanded
-    last_sizes: np.ndarray | None = None  # sizes of the last complete split iteration (subtree_order)
-    prior_sizes: np.ndarray | None = None  # and of the complete split iteration before it
-
-    @property
-    def total_expanded(self) -> int:
-        return self.expanded + sum(it.expanded for it in self.iterations)
-
-    @property
-    def total_generated(self) -> int:
-        return self.generated + sum(it.generated for it in self.iterations)
-
-
-@dataclass
-class Outcome:
-    status: str  # "found", "limit", or the stop reason ("interrupted", "terminated", "timeout")
-    path: list[int]  # the blank's cells, root first (empty unless found)
-    state: SearchState
-
-    @property
-    def lower_bound(self) -> int:
-        """No solution is shorter: the bound of the iteration in progress, or the length found."""
-        return len(self.path) - 1 if self.status == "found" else self.state.bound
-
-
-class Listener(Protocol):
-    """What the driver reports (progress display, checkpoint); every method may do nothing."""
-
-    def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None: ...
-    def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None: ...
-    def iteration_finished(self, state: SearchState, it: Iteration) -> None: ...
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One board to search: canonical tiles, goal, heuristic kernel tuple, neighbour table,
-    and the move-pruning machine of the board's shape."""
-
-    tiles: np.ndarray
-    goal: np.ndarray
-    H: tuple
-    nbrs: np.ndarray
-    machine: MoveMachine
-
-    @cached_property
-    def start_state(self) -> int:
-        """The machine's state at the root."""
-        return int(self.machine.start[self.blank])
-
-    def root_bound(self) -> tuple[int, int]:
-        """(first bound, parity of every solution length)."""
-        bound, parity = kernels().root_bound(self.tiles, self.goal, self.H)
-        return int(bound), int(parity)
-
-    @cached_property
-    def blank(self) -> int:
-        return int(np.flatnonzero(self.tiles == 0)[0])
-
-    def frontier(self) -> tuple[np.ndarray, np.ndarray]:
-        return kernels().frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
-
-
-Record = Callable[[np.ndarray, np.ndarray, str, float, float], None]  # (indices, rows, worker, start, end)
-
-
-class Rows:
-    """Result rows of subtree chunks as they come back from any backend (and, to record,
-    who searched them when: solver.trace)."""
-
-    def __init__(self, record: Record | None = None) -> None:
-        self.lock = threading.Lock()
-        self.batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.record = record
-
-    def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray, worker: str = "",
-            start: float = 0.0, end: float = 0.0) -> None:
-        """A chunk's rows; worker, start and end (time.monotonic()) say who searched it when."""
-        with self.lock:
-            self.batches.append((indices, rows, solution))
-        if self.record is not None:
-            self.record(indices, rows, worker, start, end)
-
-    def take(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        with self.lock:
-            out, self.batches = self.batches, []
-        return out
-
-
-class Backend(Protocol):
-    """Runs the subtrees of one split iteration (paths is the Problem's frontier; indices in
-    search order, weights their expected nodes in this iteration or None); start returns at once and works in
-    the background. A backend far away (Dask) may also have nearby_seconds: split iterations
-    expected to take at most that on this machine's threads run on them (Driver._split_backend)."""
-
-    jobs: int
-
-    def start(self, problem: Problem, paths: np.ndarray, first: np.ndarray, indices: np.ndarray,
-              bound: int, budget: int, stop: StopFlag, rows: Rows, weights: np.ndarray | None = None) -> None: ...
-    def wait(self, timeout: float) -> bool: ...
-    def close(self) -> None: ...
-
-
-def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.ndarray, bound: int,
-              budget: int, stop_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One kernel call over a chunk: (result rows written, solution path buffer)."""
-    results = np.zeros((chunk.size, 5), dtype=np.int64)
-    solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    k = kernels().search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
-                                  problem.start_state, paths, first, chunk, bound, budget, stop_flag, results,
-                                  solution)
-    return results[:k], solution
-
-
-class ThreadBackend:
-    """Worker threads in this process sharing one copy of the tables (the kernels release the GIL)."""
-
-    cuts = True  # searches any paths it is given (pieces.py), not only the frontier's
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = max(1, jobs)
-        self.threads: list[threading.Thread] = []
-        self.error: BaseException | None = None
-        self.rate = Rate()  # one thread's nodes a second, over every chunk this backend searched
-
-    def start(self, problem, paths, first, indices, bound, budget, stop, rows, weights=None) -> None:
-        floor = chunk_floor(weights, self.jobs, CHUNK_SECONDS, self.rate.value, CHUNKS_PER_WORKER)
-        queue = WorkQueue(indices, weights, self.jobs, floor=floor)
-        lock = threading.Lock()
-        spent = [0]
-        self.error = None
-
-        def work() -> None:
-            try:
-                pull()
-            except BaseException as e:  # surfaced by wait(); the others stop
-                self.error = e
-                stop.flag[0] = 1
-
-        def pull() -> None:
-            while stop.flag[0] == 0:
-                with lock:
-                    chunk = queue.take()
-                    if chunk.size == 0:
-                        return
-                    left = budget - spent[0] if budget > 0 else 0
-                if budget > 0 and left <= 0:
-                    now = time.monotonic()
-                    rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64),
-                             threading.current_thread().name, now, now)
-                    return
-                started = time.monotonic()
-                res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
-                ended = time.monotonic()
-                expanded = int(res[:, EXPANDED].sum())
-                with lock:
-                    spent[0] += expanded
-                    self.rate.add(expanded, ended - started)
-                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, ended)
-
-        self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
-                        for i in range(min(self.jobs, len(indices)))]
-        for t in self.threads:
-            t.start()
-
-    def wait(self, timeout: float) -> bool:
-        """True once every worker has returned (returns early when they do)."""
-        end = time.monotonic() + timeout
-        for t in self.threads:
-            t.join(max(0.0, end - time.monotonic()))
-        done = not any(t.is_alive() for t in self.threads)
-        if done and self.error is not None:
-            raise RuntimeError(f"a search thread failed: {self.error!r}") from self.error
-        return done
-
-    def close(self) -> None:
-        for t in self.threads:
-            t.join()
-        self.threads = []
 
 
 class Driver:

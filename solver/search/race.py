@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .parallel import Driver, Iteration, Listener, Outcome, SearchState, StopFlag
+from .parallel import Driver
+from .state import Iteration, Listener, Outcome, SearchState, StopFlag
 
 RACE_SECONDS = 2.0  # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
 RACE_MARGIN = 1.25  # the strong leg gives up before an iteration expected to take its CPU past this times the cheap one's
