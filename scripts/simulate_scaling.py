@@ -29,7 +29,7 @@ Model (what is measured, what is estimated):
   CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by count
   alone, as before), each costing --chunk-cost seconds more; the first solution
   stops everyone at once; a barrier ends each iteration.
-  `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.task_chunks
+  `dask` (today's DaskBackend): the same pieces, chunks from solver.dask_tasks.task_chunks
   (a second of search each where the iteration is big enough) handed out in order (the
   backend keeps a few a worker submitted ahead: the same order), each costing --latency
   seconds more; the first solution stops the running tasks too (the client cancels them);
@@ -65,7 +65,7 @@ from solver.search.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402
 from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
-from solver.cluster import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
+from solver.dask_tasks import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
 from solver.search.parallel import _estimate  # noqa: E402 (the driver's expected size of the next iteration)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)

@@ -150,7 +150,7 @@ def test_a_result_lost_after_it_was_fetched_still_counts(cluster, monkeypatch):
 @pytest.mark.parametrize("address", ["local:2", "local:1x2"])
 def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
     """Two single-threaded worker processes, and one process whose two threads run tasks side by
-    side (they share its tables: cluster._problem)."""
+    side (they share its tables: dask_tasks._problem)."""
     from click.testing import CliRunner
 
     from solver.cli import main
@@ -270,12 +270,12 @@ def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
 def test_a_running_task_stops_when_it_is_cancelled(cluster):
     """Dask cannot stop a running task: a stopped iteration's running tasks held their
     workers for seconds, into the next board's first iteration. The client cancels them and
-    each worker stops its cancelled tasks (solver.cluster._Running); here one task searches a
+    each worker stops its cancelled tasks (solver.dask_tasks._Running); here one task searches a
     whole iteration of about 10^8 nodes (Korf #1, Manhattan, 2 below its length), is
     cancelled after half a second, and a task sent to the same worker then runs at once."""
     import time
 
-    from solver.cluster import run_task
+    from solver.dask_tasks import run_task
 
     b, frame = prepare(" ".join(KORF[0][:16]), "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan"))

@@ -117,7 +117,7 @@ def test_the_first_split_iteration_expects_an_equal_share_of_the_estimate_per_su
 def test_dask_tasks_without_sizes_are_few_and_equal():
     """Counted out by guided self-scheduling, line 28's first split iteration on local:16 was
     470 tasks, most of a few subtrees, and each worker waited 2.4 s for its first."""
-    from solver.cluster import MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER, task_chunks
+    from solver.dask_tasks import MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER, task_chunks
 
     order = np.random.default_rng(1).permutation(8660)
     for jobs in (1, 2, 16, 64):
@@ -129,7 +129,7 @@ def test_dask_tasks_without_sizes_are_few_and_equal():
 
 
 def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
-    from solver.cluster import TASK_SECONDS, TASKS_PER_WORKER, task_chunks
+    from solver.dask_tasks import TASK_SECONDS, TASKS_PER_WORKER, task_chunks
 
     w = line37_like()
     chunks = task_chunks(np.arange(w.size), w, 16, rate=4e6)
@@ -142,7 +142,7 @@ def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
 def test_dask_tasks_at_the_tail_are_merged_to_a_twentieth_of_a_second():
     """The queue's tail (the smallest subtrees) went out one subtree a task: 99 of line 28's 244
     tasks at bound 96 on local:16 held under 20 ms of search, run at the scheduler's pace."""
-    from solver.cluster import MIN_TASK_SECONDS, TASK_SECONDS, TASKS_PER_WORKER, WORK_SHARE, task_chunks
+    from solver.dask_tasks import MIN_TASK_SECONDS, TASK_SECONDS, TASKS_PER_WORKER, WORK_SHARE, task_chunks
 
     w, jobs, rate = line37_like(), 16, 4e6
     ceiling = min(TASK_SECONDS * rate, w.sum() / (TASKS_PER_WORKER * jobs))
