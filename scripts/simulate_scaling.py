@@ -38,7 +38,7 @@ Model (what is measured, what is estimated):
   replayed as threads there, as the driver runs it (--nearby-seconds 0: the backend
   before). --count-chunks --no-cut: the backend before (len // (P * 16) subtrees a task,
   nothing cut).
-  `split` (a model of issue 26's work splitting, NOT what the solver does today): a
+  `split` (a model of finer work splitting, NOT what the solver does today): a
   subtree longer than --piece seconds is searched as pieces of at most --piece seconds
   in search order, each extra piece costing --split-cost; the solution is found in the
   piece that holds its place in the subtree.

@@ -112,7 +112,7 @@ def test_15puzzle_7_8_maxima(tmp_path):
 
 
 def test_a_7_tile_zero_aware_5x5_table_is_built_in_under_20_gb():
-    """Issue 27: a 5x5 7-tile zero-aware build (2.42e9 placements) fits this 24 GB machine: 5-byte
+    """A 5x5 7-tile zero-aware build (2.42e9 placements) fits this 24 GB machine: 5-byte
     words, a byte of distance, and the encoding's codes and table (measured: docs/benchmarks.md)."""
     from patterndb.catalog import build_memory
 

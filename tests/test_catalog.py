@@ -40,7 +40,7 @@ def test_named_catalogues_and_the_pinwheel():
     assert is_named("max3", f5) and not is_named("max3", Frame.for_goal(make_goal(Shape(4, 4), "blank-first")))
     assert is_named("max2", f5) and is_named("z6-6-6-6+zpinwheel", f5) and is_named("best", f5)
     assert not is_named("6-6-6-6+1-6/7-12/13-18/19-24", f5)
-    # a catalogue's name among '+' parts stands for its partitions (issue 27's "cr14+A/B/C/D")
+    # a catalogue's name among '+' parts stands for its partitions ("cr14+A/B/C/D")
     assert parse_catalog("max2+zblocks", f5) == (*parse_catalog("max2", f5), parse_partition("zblocks", f5))
     assert is_named("max2+zblocks", f5) and not is_named("max2+1-6/7-12/13-18/19-24", f5)
     with pytest.raises(PatternError, match="appears twice"):
@@ -132,7 +132,7 @@ def test_catalogue_on_15_puzzles(pdb_dir):
 
 
 def test_bench_korf24_says_a_bad_pattern_in_one_line(tmp_path):
-    """It gave a traceback (issue 27's experiments pass catalogues as specs)."""
+    """A spec the benchmark cannot parse (catalogues are passed as specs) used to end in a traceback."""
     import subprocess
     import sys
 

@@ -1,5 +1,5 @@
 """Checkpoints are checked before they are believed: damage, forgery the search can see through,
-wrong shapes, unwritable places (issue 29). Each case is a real file and a real search."""
+wrong shapes, unwritable places. Each case is a real file and a real search."""
 import json
 import shutil
 
@@ -44,7 +44,7 @@ def resume(kw, path):
 def test_a_flipped_bit_is_refused_as_damage(checkpoints, tmp_path):
     kw, _, mid, _ = checkpoints
     forged = json.loads(json.dumps(mid))
-    forged["state"]["bound"] += 20  # the issue's 59 -> 79
+    forged["state"]["bound"] += 20  # 59 -> 79: a bound no search reached
     with pytest.raises(CheckpointError, match=r"damaged \(its digest"):
         resume(kw, write(tmp_path / "c.json", forged, redigest=False))
 

@@ -126,7 +126,7 @@ def test_solve_file_table_json_and_exit_codes(run, tmp_path):
     assert "all 2 expected lengths met" in r.stderr and r.stdout.count("\n") == 4
     unchecked = tmp_path / "unchecked.txt"
     unchecked.write_text("8672543_1\n")
-    r = run(solver, ["solve", "--file", str(unchecked)])  # issue 30: nothing was checked
+    r = run(solver, ["solve", "--file", str(unchecked)])  # nothing was checked: it must not say 'met'
     assert r.exit_code == 0 and "no expected lengths to check" in r.stderr and "met" not in r.stderr, r.output
     r = run(solver, ["solve", "--file", good, "--json"])
     rows = [json.loads(x) for x in r.stdout.splitlines()]
@@ -292,13 +292,13 @@ def test_json_says_the_board_shape_and_where_the_time_went(run):
     batch = run(solver, ["solve", "--file", "-", "-H", "manhattan", "--json"], input="8672543_1 31\n1 2 3 4 5 6 7 _ 8\n")
     rows = [json.loads(x) for x in batch.stdout.splitlines()]
     assert [r["length"] for r in rows] == [31, 1]
-    for r in rows:  # a batch row says what a single solve's does (issue 28)
+    for r in rows:  # a batch row says what a single solve's does
         assert r["kernels"] in ("aot", "jit") and r["kernel_seconds"] >= 0 and r["load_seconds"] >= 0
         assert r["process_seconds"] is None or r["process_seconds"] > 0
 
 
 def test_a_batch_streams_each_row_is_printed_before_the_next_line_is_read(tmp_path):
-    """--file reads as it solves (issue 30: 100,000 boards were all read and parsed first):
+    """--file reads as it solves (100,000 boards used to be all read and parsed first):
     the first board's row comes out while standard input is still open."""
     import subprocess
     import sys
@@ -367,7 +367,7 @@ def test_pdb_build_also_builds_the_move_pruning_machine(tmp_path):
 
 
 def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attributes(tmp_path):
-    """Issue 29: both were tracebacks."""
+    """Both used to end in tracebacks; now one line each."""
     import json
 
     import h5py

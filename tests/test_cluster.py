@@ -176,7 +176,7 @@ def test_local_n_is_n_threads_in_about_sqrt_n_processes():
                                      "local:0x2", "local:2x0", "local:2x2x1", "local:x2", "local:-2", "local:²",
                                      f"local:{4 * (os.cpu_count() or 1) + 1}", f"local:{2 * (os.cpu_count() or 1) + 1}x2"])
 def test_a_bad_scheduler_address_is_one_line_at_once(address):
-    """Issue 29: these were tracebacks (some after 30 s); local:64 on 2 cores starved its own
+    """These used to be tracebacks (some after 30 s); local:64 on 2 cores starved its own
     scheduler and flooded stderr for 90 s before it failed: more than 4 workers a core is refused."""
     import time
 
@@ -223,7 +223,7 @@ def _invoke_scheduler(address, timeout="20"):
 
 @pytest.mark.parametrize("greeting", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"SSH-2.0-OpenSSH_9.6\r\n", b""])
 def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
-    """Issue 29: a dashboard port (HTTP: says nothing until asked) hung 12+ minutes; a service
+    """A dashboard port (HTTP: says nothing until asked) used to hang the client 12+ minutes; a service
     that answers made Dask try to allocate 3 EiB; one that hangs up at once. A real listener."""
     import socket
     import threading
@@ -258,7 +258,7 @@ def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
 
 
 def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
-    """Issue 29: it waited forever in silence. --cluster-timeout bounds the connection and the
+    """It used to wait forever in silence. --cluster-timeout bounds the connection and the
     wait together (each had its own)."""
     with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as lc:
         r, seconds = _invoke_scheduler(lc.scheduler_address, timeout="5")
@@ -296,7 +296,7 @@ def test_a_running_task_stops_when_it_is_cancelled(cluster):
 
 
 def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path):
-    """Issue 29: a scheduler that went away lost the rest of the batch with a traceback. A
+    """A scheduler that went away used to lose the rest of the batch with a traceback. A
     real scheduler process, killed (SIGKILL) once the first board's row is printed: the
     row stands, one line says what was lost, exit status 5, within seconds of the client's
     --cluster-timeout."""

@@ -178,7 +178,7 @@ def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, m
 
 
 def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatch):
-    """Issue 29: three first solves side by side each built the machine. A lock file makes
+    """Three first solves side by side used to build the machine each. A lock file makes
     the others wait and read the one built."""
     import threading
     import time
@@ -251,7 +251,7 @@ def test_the_searched_machine_is_the_one_an_earlier_builder_made():
 
 
 def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, monkeypatch):
-    """Issue 29: --prune 20 on 4x4 took 286 s and 15 GB with no warning."""
+    """--prune 20 on 4x4 used to take 286 s and 15 GB with no warning."""
     from click.testing import CliRunner
 
     from patterndb import machines

@@ -30,7 +30,7 @@ def test_no_absurd_eta_early_and_no_level_past_the_maximum():
 
 
 def test_redrawn_lines_fit_the_terminal(monkeypatch):
-    """Issue 30: the build and status lines (about 100 and 90 characters) wrapped in an 80-column
+    """The build and status lines (about 100 and 90 characters) used to wrap in an 80-column
     terminal and left a stale copy per redraw."""
     from patterndb.progress import fit
 

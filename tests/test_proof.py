@@ -61,7 +61,7 @@ def test_honest_tables_are_proven(tmp_path, frame3):
 
 
 def test_another_groups_data_under_edited_tiles_is_refused(tmp_path, frame3):
-    """The issue's relabelled table: 5-8's data named as 1-4 (its goal entry happens to be 0,
+    """A relabelled table: 5-8's data named as 1-4 (its goal entry happens to be 0,
     so the load's goal check passes); plain verify cannot tell, --full can."""
     real = build_pattern_file(frame3, (1, 2, 3, 4), tmp_path)
     other = build_pattern_file(frame3, (5, 6, 7, 8), tmp_path / "o")

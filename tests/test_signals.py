@@ -60,7 +60,7 @@ def test_signal_stops_within_a_second_with_a_valid_json_answer(sig, code):
 
 @pytest.mark.parametrize("group", [False, True], ids=["to-solver", "to-the-process-group"])
 def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
-    """Issue 29: with --scheduler local:2, Ctrl-C took 4.6 s to end the search (the README says
+    """With --scheduler local:2, Ctrl-C used to take 4.6 s to end the search (the README says
     within a second). Sent to the solver alone, and to its whole process group as a terminal's
     Ctrl-C is (the Dask worker processes get it too: each printed a KeyboardInterrupt traceback),
     once the iterations have gone out to the workers (Manhattan on Korf #3: minutes)."""
@@ -180,7 +180,7 @@ def test_a_stop_landing_anywhere_in_a_board_s_start_is_neither_lost_nor_a_hang(m
 
 
 def test_boards_not_started_after_ctrl_c_get_a_json_row(tmp_path):
-    """--json: every board of the file gets a row, those never started one saying so (issue 30)."""
+    """--json: every board of the file gets a row, those never started one saying so."""
     f = tmp_path / "b.txt"
     f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n# end\n{board(2)} 59\n")
     p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json")
@@ -224,7 +224,7 @@ def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
 
 
 def test_ctrl_c_during_a_table_build_exits_130_and_keeps_nothing(tmp_path):
-    """Issue 30: pdb build ended by Ctrl-C printed 'Aborted!' and exited 1; solver exits 130.
+    """pdb build ended by Ctrl-C used to print 'Aborted!' and exit 1; now it exits 130, as solver does.
     The signal goes in during the first table's early levels, as soon as its progress shows
     (the progress is read from a file: its lines end in carriage returns). (A Ctrl-C during
     one big level of an 8-tile table waits for that level: seconds to a minute.)"""
@@ -250,7 +250,7 @@ def test_ctrl_c_during_a_table_build_exits_130_and_keeps_nothing(tmp_path):
 
 
 def test_a_reader_that_stops_reading_ends_the_batch_quietly(tmp_path):
-    """Issue 30: `solver solve --file ... | head` exited 1."""
+    """`solver solve --file ... | head` used to exit 1; it ends quietly with 0."""
     f = tmp_path / "many.txt"
     f.write_text("1 2 3 4 5 6 7 8 _\n" * 20000)
     p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "-j", "1"],

@@ -142,7 +142,7 @@ def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
 
 
 def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, tmp_path, monkeypatch):
-    """Issue 29: a data directory this process cannot write (a shared, read-only one) made every
+    """A data directory this process cannot write (a shared, read-only one) used to make every
     solve rebuild the move-pruning machine and hash every table again. Writes to it fail here
     as they would on a read-only mount (root may write anywhere, so they are made to fail)."""
     from patterndb import machines
@@ -201,7 +201,7 @@ def _run_limited(code, size_bytes, tmp_path):
 
 
 def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
-    """Issue 29: a full disk during the HDF5 write gave a traceback after the whole build."""
+    """A full disk during the HDF5 write used to give a traceback after the whole build."""
     data = tmp_path / "data"
     p = _run_limited({"warm": "from patterndb.cli import main; from patterndb import exact, Frame, Shape, make_goal\n"
                               "exact.build_exact(Frame.for_goal(make_goal(Shape(2, 3))))",

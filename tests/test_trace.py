@@ -1,4 +1,4 @@
-"""Traces of real searches, and the scaling simulator that replays them (issue 26, point 5)."""
+"""Traces of real searches, and the scaling simulator that replays them."""
 import importlib.util
 import json
 import subprocess

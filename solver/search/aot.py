@@ -1,7 +1,7 @@
 """The IDA* kernels compiled ahead of time, so that a command starts without numba.
 
 A cold `solver solve` spent about 0.2 s importing numba and another 0.24 s
-loading its cached kernels (five dispatches; profile in the issue 9 note),
+loading its cached kernels (five dispatches, by cProfile),
 against about 1 ms of search for a typical 15-puzzle. `solver compile`
 (solver.compile_kernels; scripts/setup.sh runs it) compiles the eight
 functions the IDA* driver calls, from the same Python functions the JIT
