@@ -403,6 +403,22 @@ def test_both_packages_and_commands_say_one_version(run):
     assert run(pdb, ["--version"]).stdout.strip() == f"pdb, version {patterndb.__version__}"
 
 
+def test_the_changelog_names_this_version_first():
+    """Every release is in CHANGELOG.md, the newest first (after Unreleased): a figure names the
+    version it was measured on, so the version must move with the changes."""
+    import re
+    from pathlib import Path
+
+    import patterndb
+
+    text = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text()
+    versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d\d-\d\d)$", text, re.M)
+    assert versions and versions[0][0] == patterndb.__version__
+    assert [v for v, _ in versions] == sorted((v for v, _ in versions), key=lambda v: tuple(map(int, v.split("."))),
+                                              reverse=True)
+    assert "## [Unreleased]" in text
+
+
 def test_the_5x5_cost_warning_is_for_far_boards_single_or_in_a_batch(run, tmp_path):
     goal = " ".join(map(str, range(25)))
     one_move = "1 0 " + " ".join(map(str, range(2, 25)))
