@@ -18,7 +18,7 @@ from .board import make_goal
 from .catalog import (build_exact_file, build_memory, build_pattern_file, check_name, exact_expect, exact_path,
                       list_tables, load_checked, catalogue_tables, map_checked, pack_pattern_file, pattern_expect, pattern_path)
 from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
-from .datadir import resolve_data_dir
+from .datadir import data_dir_and_source, resolve_data_dir
 from .errors import PuzzleError, TableError
 from .frame import Frame
 from .geometry import Shape
@@ -193,9 +193,9 @@ def _describe(attrs: dict) -> str:
 @guarded
 def list_cmd(data_dir, as_json) -> None:
     """Show the tables in the data directory, and temporaries left by killed builds."""
-    ddir = resolve_data_dir(data_dir)
+    ddir, source = data_dir_and_source(data_dir)
     if not ddir.exists() and not as_json:
-        click.echo(f"no tables: {ddir} does not exist (nothing was built there)", err=True)
+        click.echo(f"no tables: {ddir} ({source}) does not exist (nothing was built there)", err=True)
         return
     rows = list_tables(ddir)
     leftovers = temporaries(ddir)
@@ -210,7 +210,7 @@ def list_cmd(data_dir, as_json) -> None:
         for row in _catalogues_served(ddir, rows):
             click.echo(json.dumps(row))
         return
-    click.echo(f"tables in {ddir}:", err=True)
+    click.echo(f"tables in {ddir} ({source}):", err=True)
     if not rows and not leftovers:
         click.echo(f"no tables in {ddir}", err=True)
         return

@@ -74,12 +74,20 @@ def goal_option(fn: Callable) -> Callable:
     )(fn)
 
 
+def _data_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    if value is not None and not value.strip():  # (Path("") is the current directory)
+        raise click.BadParameter("it is empty: name a directory (. for this one)")
+    return None if value is None else Path(value)
+
+
 def data_dir_option(fn: Callable) -> Callable:
     return click.option(
         "--data-dir",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(file_okay=False),
         default=None,
-        help=f"Directory of built tables [default: ${ENV_VAR}, else data/ of the checkout].",
+        callback=_data_dir,
+        help=f"Directory of built tables [default: ${ENV_VAR}, else data/ of a checkout, else the user's "
+             "data directory; pdb list says which].",
     )(fn)
 
 
