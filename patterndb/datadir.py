@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import PuzzleError
+from .errors import PuzzleError, TableError
 
 ENV_VAR = "PATTERNDB_DATA"
 APP = "patterndb"
@@ -49,12 +49,12 @@ def data_dir_and_source(data_dir: str | os.PathLike | None) -> tuple[Path, str]:
 
 
 def _checked(path: Path, text: str, what: str) -> Path:
-    """path, unless it names nothing (an empty string would mean the current directory) or a
-    file: PuzzleError, one line."""
+    """path, unless it names nothing (an empty string would mean the current directory:
+    PuzzleError) or a file (no table can be built there: TableError), one line each."""
     if not text.strip():
         raise PuzzleError(f"{what} is empty: name a directory (. for this one)")
     if path.exists() and not path.is_dir():
-        raise PuzzleError(f"{what} {text} is a file, not a directory of tables")
+        raise TableError(f"{what} {text} is not a directory (it is a file): no table can be kept there")
     return path
 
 
