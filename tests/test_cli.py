@@ -437,7 +437,8 @@ def test_the_5x5_cost_warning_is_for_far_boards_single_or_in_a_batch(run, tmp_pa
 
 def test_pdb_list_says_when_the_directory_is_missing_or_a_file(tmp_path):
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "nowhere")])
-    assert r.exit_code == 0 and r.stderr.strip() == f"no tables: {tmp_path / 'nowhere'} does not exist (nothing was built there)"
+    assert r.exit_code == 0 and r.stderr.strip() == (f"no tables: {tmp_path / 'nowhere'} (--data-dir) does not exist "
+                                                    "(nothing was built there)")
     (tmp_path / "f").write_text("x")
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "f")])
     assert r.exit_code == 2 and "is a file" in r.stderr
