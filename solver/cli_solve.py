@@ -46,7 +46,7 @@ Exit status:
   2    bad input or usage (in a batch: a line that is not a solvable board)
   3    a table is missing or damaged
   4    stopped by --max-nodes or --timeout
-  5    the Dask cluster failed
+  5    the Dask cluster failed (unreachable, no workers, or lost)
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM)
 A stopped search prints what it proved: no solution is shorter than its
 lower bound."""
@@ -120,8 +120,11 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
                    tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout, prune)
     if batch_file:
-        with connect_cluster(scheduler, cluster_timeout) as cluster:
-            code = solve_file(batch_file, goal, opts, shape_kwargs(size, rows, cols), as_json, quiet, cluster)
+        try:
+            with connect_cluster(scheduler, cluster_timeout) as cluster:
+                code = solve_file(batch_file, goal, opts, shape_kwargs(size, rows, cols), as_json, quiet, cluster)
+        except ClusterError as e:  # (one found mid-batch is said by solve_file, its rows kept)
+            raise UserError(str(e), EXIT_CLUSTER) from None
         sys.exit(code)
     board_obj, frame = prepare(read_board(board), goal, **shape_kwargs(size, rows, cols))
     plan = make_plan(frame, opts, err)

@@ -46,6 +46,7 @@ from patterndb.datadir import resolve_data_dir
 
 from .dask_tasks import NEARBY_SECONDS, DaskBackend, Spec, require_dask, warm
 from .plan import Plan
+from .solution import ClusterError
 
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
@@ -100,8 +101,9 @@ def probe(address: str, timeout: float) -> None:
     speaks first on a new connection (its handshake: an 8-byte little-endian length, then
     that many bytes). Dask's own client trusts that length: a dashboard port (HTTP, which
     waits for a request) hung it for 12+ minutes, and a service that answers otherwise made
-    it try to allocate exabytes. BoardError, one line, for each; nothing for other schemes
-    (their clients speak first)."""
+    it try to allocate exabytes. ClusterError (exit 5), one line, for each, and for a scheduler
+    that cannot be reached; BoardError (exit 2) for a port that is not a number; nothing for
+    other schemes (their clients speak first)."""
     import socket
     import struct
 
@@ -119,10 +121,10 @@ def probe(address: str, timeout: float) -> None:
             sock = socket.create_connection((host, int(port)), timeout=max(0.1, end - time.monotonic()))
             break
         except socket.gaierror as e:
-            raise BoardError(f"cannot reach a Dask scheduler at {address}: unknown host {host!r} ({e.strerror})") from None
+            raise ClusterError(f"cannot reach a Dask scheduler at {address}: unknown host {host!r} ({e.strerror})") from None
         except OSError as e:  # refused (not started yet?) or timed out: again until the time-out
             if time.monotonic() + 0.5 >= end:
-                raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+                raise ClusterError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
                                  f"({e.strerror or e.__class__.__name__})") from None
             time.sleep(0.5)
     head, closed = b"", False
@@ -137,11 +139,11 @@ def probe(address: str, timeout: float) -> None:
             pass
     if len(head) < 8:
         what = "closed the connection" if closed else f"said nothing for {wait:.1f} s"
-        raise BoardError(f"{address} is not a Dask scheduler: it {what} where a scheduler greets a client "
+        raise ClusterError(f"{address} is not a Dask scheduler: it {what} where a scheduler greets a client "
                          "(a dashboard or another service? a scheduler listens on port 8786 unless told otherwise)")
     size = struct.unpack("<Q", head)[0]
     if not 0 < size < MAX_GREETING:
-        raise BoardError(f"{address} is not a Dask scheduler: it answered {head!r}, not a scheduler's greeting")
+        raise ClusterError(f"{address} is not a Dask scheduler: it answered {head!r}, not a scheduler's greeting")
 
 
 @contextmanager
@@ -166,9 +168,9 @@ class Cluster:
     def __init__(self, address: str, log: Callable[[str], None] | None = None,
                  timeout: float = CONNECT_TIMEOUT) -> None:
         """address: 'local:N' or 'local:PxT' starts a LocalCluster here (check_address); else a
-        scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores."""
-        from patterndb import BoardError
-
+        scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores.
+        BoardError for an address that is not one; ClusterError where it cannot be reached, is
+        not a scheduler or has no worker within timeout seconds."""
         local = check_address(address)
         distributed = require_dask()
         self.cluster = None
@@ -199,7 +201,7 @@ class Cluster:
         try:
             self.client = distributed.Client(address, timeout=max(1.0, end - time.monotonic()))
         except (OSError, TimeoutError) as e:
-            raise BoardError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+            raise ClusterError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
                              f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
         try:
             self._wait_for_workers(address, timeout, end, log)
@@ -210,14 +212,13 @@ class Cluster:
     def _wait_for_workers(self, address: str, timeout: float, end: float, log: Callable[[str], None] | None) -> None:
         """Until a worker has joined (a scheduler alone searches nothing): said after a few
         seconds, given up at end (timeout seconds after the connection began) with one line."""
-        from patterndb import BoardError
 
         start = time.monotonic()
         said = False
         while not self.client.nthreads():
             waited = time.monotonic() - start
             if time.monotonic() >= end:
-                raise BoardError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
+                raise ClusterError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
                                  "(start some with: dask worker " + address + ")")
             if waited >= WAIT_NOTICE and not said and log is not None:
                 log(f"waiting for workers (0 connected to {address}; giving up after {timeout:g} s, --cluster-timeout)")

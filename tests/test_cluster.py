@@ -204,8 +204,11 @@ def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
     t = time.monotonic()
     r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
                                   "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
-    assert r.exit_code == 2 and time.monotonic() - t < 15, r.output
+    assert r.exit_code == 5 and time.monotonic() - t < 15, r.output  # the cluster failed, not the input
     assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
+    batch = CliRunner().invoke(main, ["solve", "--file", "data/korf100.txt", "--goal", "blank-first", "-H", "manhattan",
+                                      "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
+    assert batch.exit_code == 5 and "cannot reach a Dask scheduler" in batch.output, batch.output
 
 
 def _invoke_scheduler(address, timeout="20"):
@@ -252,7 +255,7 @@ def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
         server.close()
         for c in conns:
             c.close()
-    assert r.exit_code == 2 and seconds < 12, r.output
+    assert r.exit_code == 5 and seconds < 12, r.output
     last = r.output.splitlines()[-1]
     assert last.startswith("error:") and "is not a Dask scheduler" in last and "Traceback" not in r.output, r.output
 
@@ -262,7 +265,7 @@ def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
     wait together (each had its own)."""
     with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as lc:
         r, seconds = _invoke_scheduler(lc.scheduler_address, timeout="5")
-    assert r.exit_code == 2 and seconds < 10, r.output
+    assert r.exit_code == 5 and seconds < 10, r.output
     assert "waiting for workers (0 connected" in r.output
     assert r.output.splitlines()[-1].startswith("error: no worker joined the Dask scheduler"), r.output
 
