@@ -85,3 +85,44 @@ def test_scaling_check_runs_its_rounds_on_a_small_board(pdb_dir, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "-j 2 speed-up over -j 1 (median)" in r.stdout
     assert (tmp_path / "res" / "j1" / "line3.jsonl").exists()
+
+
+def test_the_campaign_runs_stops_resumes_and_skips(tmp_path):
+    """Three easy 5x5 boards (Manhattan distance, no move-pruning machine): the first sitting
+    stops the second board at a node limit and keeps its checkpoint; the next resumes it and
+    finishes the rest; a third skips them all. The table has one row a board, with the
+    known lengths; a wrong known length fails loudly."""
+    import csv
+
+    import numpy as np
+
+    from patterndb import Shape, make_goal, scramble
+    from solver import solve
+
+    goal = make_goal(Shape(5, 5), "blank-first")
+    boards = [scramble(goal, moves, np.random.default_rng(seed)) for seed, moves in ((3, 30), (2, 40), (4, 50))]
+    lengths = [solve(str(b), goal="blank-first", algorithm="idastar", heuristic="manhattan", prune=2).length
+               for b in boards]
+    file = tmp_path / "boards.txt"
+    file.write_text("# three scrambles\n" + "".join(f"{' '.join(map(str, b.tiles))} {n}\n" for b, n in zip(boards, lengths)))
+    table, folder = tmp_path / "results.csv", tmp_path / "campaign"
+    common = ["scripts/campaign_korf24.py", "--file", str(file), "--table", str(table), "--dir", str(folder),
+              "--heuristic", "manhattan", "--prune", "2", "-j", "1"]
+    first = run(*PY, *common, "1", "2", "3", "--max-nodes", "3000")
+    assert first.returncode == 4, first.stdout + first.stderr  # line 2 needs more than 3,000 nodes
+    assert "line 2: stopped at lower bound" in first.stdout and (folder / "line2.ckpt").exists()
+    assert [r["line"] for r in csv.DictReader(open(table))] == ["1"]
+    second = run(*PY, *common, "1", "2", "3")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "line 1: done" in second.stdout and "line 2: resuming (sitting 2)" in second.stdout
+    rows = list(csv.DictReader(open(table)))
+    assert [(r["line"], int(r["length"])) for r in rows] == [("1", lengths[0]), ("2", lengths[1]), ("3", lengths[2])]
+    assert list(folder.iterdir()) == []  # finished lines leave no checkpoint behind
+    assert set(rows[0]) == {"line", "length", "nodes_expanded", "cpu_seconds", "wall_seconds", "peak_rss_mb", "cores",
+                            "date", "version"}
+    third = run(*PY, *common, "1", "2", "3")
+    assert third.returncode == 0 and third.stdout.count(": done") == 3, third.stdout
+    file.write_text(file.read_text().replace(f" {lengths[2]}\n", f" {lengths[2] + 2}\n"))
+    table.unlink()
+    wrong = run(*PY, *common, "3")
+    assert wrong.returncode == 1 and "FAIL: line 3" in wrong.stderr, wrong.stdout + wrong.stderr
