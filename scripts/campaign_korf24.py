@@ -125,7 +125,7 @@ def main() -> int:
     table, folder = Path(args.table), Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
     finished = done_lines(table)
-    cores = args.jobs or len(os.sched_getaffinity(0))
+    cores = min(args.jobs or 1 << 30, len(os.sched_getaffinity(0)))  # the cores the search had
     deadline = None if args.hours is None else time.monotonic() + args.hours * 3600
     signal.signal(signal.SIGINT, lambda *_: None)  # the solver stops on it and saves; this waits for it
     for n in todo:
