@@ -23,7 +23,8 @@ def run(*args, env=None, timeout=300):
 def test_scripts_holds_only_the_tools_the_docs_name():
     """No experiments: every file is a tool a user or CI runs, and each is tested here."""
     tools = {"setup.sh", "demo.sh", "test.sh", "bench_korf100.py", "bench_korf24.py", "bench_whole.py",
-             "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py"}
+             "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py",
+             "damage_trials.py"}
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
 
@@ -126,3 +127,15 @@ def test_the_campaign_runs_stops_resumes_and_skips(tmp_path):
     table.unlink()
     wrong = run(*PY, *common, "3")
     assert wrong.returncode == 1 and "FAIL: line 3" in wrong.stderr, wrong.stdout + wrong.stderr
+
+
+def test_damage_trials_sort_every_outcome_and_find_no_wrong_answer(pdb_dir, tmp_path):
+    """Six trials on the 15-puzzle's 5-5-5 tables (copies: the fixture's are never written):
+    each damaged table is refused (exit 3) or, where the damage cannot matter, answers right."""
+    before = {p.name: p.read_bytes() for p in pdb_dir.glob("pdb-4x4-*.h5")}
+    r = run(*PY, "scripts/damage_trials.py", "--trials", "6", "--seed", "3", "--data-dir", str(pdb_dir),
+            "--case", "4x4 5-5-5", "--scratch", str(tmp_path / "scratch"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    total = r.stdout.splitlines()[-1].split()
+    assert total[:5] == ["all", "0", "6", "0", "0"], r.stdout  # every one refused: its ctime moved
+    assert {p.name: p.read_bytes() for p in pdb_dir.glob("pdb-4x4-*.h5")} == before
