@@ -16,6 +16,7 @@ from .errors import BoardError
 from .geometry import Shape
 
 BLANK_CHARS = "_.0"
+MAX_BOARD_CHARS = 4096  # a 25-cell board with spaces and comments is about 100: anything longer is not a board
 _SEPARATED = re.compile(r"[\s,;]+")
 
 
@@ -161,6 +162,9 @@ def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> 
     """
     if not isinstance(text, str):
         raise BoardError(f"a board must be a string, got {type(text).__name__}")
+    if len(text) > MAX_BOARD_CHARS:  # refused before any work: a 10 MB line took 900 MB to tokenise
+        raise BoardError(f"a board of {len(text):,} characters: no board is longer than {MAX_BOARD_CHARS:,}")
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write
     lines = [ln for ln in text.replace("/", "\n").splitlines() if ln.strip()]
     if not lines:
         raise BoardError("empty board")

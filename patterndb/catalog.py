@@ -68,9 +68,17 @@ def check_writable(data_dir: Path, needed: int, what: str) -> None:
     except OSError as e:
         raise TableError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
     free = shutil.disk_usage(data_dir).free
-    if needed + (16 << 20) > free:
-        raise TableError(f"cannot write {what}: it needs {needed / 2**20:,.0f} MiB on disk, "
-                         f"{data_dir} has {free / 2**20:,.0f} MiB free")
+    if needed + DISK_MARGIN > free:
+        raise TableError(f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
+                         f"{data_dir} has {_mib(free)} free")
+
+
+DISK_MARGIN = 16 << 20  # bytes a build leaves free beside its table (the HDF5 file's own overhead and more)
+
+
+def _mib(n: int) -> str:
+    """Bytes in MiB, with a decimal below 10 (a 3x3 table is 0.4 MiB, not 0)."""
+    return f"{n / 2**20:,.1f} MiB" if n < 10 << 20 else f"{n / 2**20:,.0f} MiB"
 
 
 @contextmanager

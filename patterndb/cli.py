@@ -14,21 +14,62 @@ from pathlib import Path
 
 import click
 
+from . import zeroaware
+from .attrs import plain
 from .board import make_goal
-from .catalog import (build_exact_file, build_memory, build_pattern_file, check_name, exact_expect, exact_path,
-                      list_tables, load_checked, catalogue_tables, map_checked, pack_pattern_file, pattern_expect, pattern_path)
-from .cli_common import TABLE_EXIT, data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from .catalog import (
+    build_exact_file,
+    build_memory,
+    build_pattern_file,
+    catalogue_tables,
+    check_name,
+    exact_expect,
+    exact_path,
+    list_tables,
+    load_checked,
+    map_checked,
+    pack_pattern_file,
+    pattern_expect,
+    pattern_path,
+)
+from .cli_common import (
+    TABLE_EXIT,
+    data_dir_option,
+    goal_option,
+    guarded,
+    resolve_shape,
+    shape_options,
+)
 from .datadir import data_dir_and_source, resolve_data_dir
 from .errors import PuzzleError, TableError
 from .frame import Frame
 from .geometry import Shape
-from .machines import KIND, default_depth, is_machine_file, load_default, machine_attrs, machine_path, verify_machine
-from . import zeroaware
-from .rebuild import prove, prove_machine
-from .patterns import (CATALOGUES, NAMED, RACES, Partition, catalog_groups, group_label, is_named, is_zero_aware,
-                       names_per_board, parse_catalog, pattern_tiles, race_spec)
+from .locks import stale
+from .machines import (
+    KIND,
+    default_depth,
+    is_machine_file,
+    load_default,
+    machine_attrs,
+    machine_path,
+    verify_machine,
+)
+from .patterns import (
+    CATALOGUES,
+    NAMED,
+    RACES,
+    Partition,
+    catalog_groups,
+    group_label,
+    is_named,
+    is_zero_aware,
+    names_per_board,
+    parse_catalog,
+    pattern_tiles,
+    race_spec,
+)
 from .ranking import num_placements
-from .attrs import plain
+from .rebuild import prove, prove_machine
 from .store import read_attrs, temporaries
 from .symmetry import catalogue_sums
 
@@ -194,11 +235,15 @@ def _describe(attrs: dict) -> str:
 def list_cmd(data_dir, as_json) -> None:
     """Show the tables in the data directory, and temporaries left by killed builds."""
     ddir, source = data_dir_and_source(data_dir)
-    if not ddir.exists() and not as_json:
-        click.echo(f"no tables: {ddir} ({source}) does not exist (nothing was built there)", err=True)
+    if not ddir.exists():
+        if as_json:  # (one object, so that a reader of the lines is not left with nothing)
+            click.echo(json.dumps({"data_dir": str(ddir), "source": source, "exists": False}))
+        else:
+            click.echo(f"no tables: {ddir} ({source}) does not exist (nothing was built there)", err=True)
         return
     rows = list_tables(ddir)
     leftovers = temporaries(ddir)
+    locks = stale(ddir)
     if as_json:
         for path, attrs, why in rows:
             info = {"file": str(path), "bytes": path.stat().st_size}
@@ -207,11 +252,13 @@ def list_cmd(data_dir, as_json) -> None:
         for tmp, pid, alive in leftovers:
             click.echo(json.dumps({"file": str(tmp), "bytes": tmp.stat().st_size, "temporary": True,
                                    "writer_pid": pid, "writer_running": alive}))
+        for lock in locks:
+            click.echo(json.dumps({"file": str(lock), "stale_lock": True}))
         for row in _catalogues_served(ddir, rows):
             click.echo(json.dumps(row))
         return
     click.echo(f"tables in {ddir} ({source}):", err=True)
-    if not rows and not leftovers:
+    if not rows and not leftovers and not locks:
         click.echo(f"no tables in {ddir}", err=True)
         return
     if rows:
@@ -227,6 +274,8 @@ def list_cmd(data_dir, as_json) -> None:
     for tmp, pid, alive in leftovers:
         state = f"being written (process {pid})" if alive else "left by a killed build: 'pdb clean' removes it"
         click.echo(f"{tmp.name:40} {tmp.stat().st_size / 1e6:8.1f} MB {state}")
+    for lock in locks:
+        click.echo(f"{lock.name:40} a lock no process holds, left by a killed build: 'pdb clean' removes it")
     for row in _catalogues_served(ddir, rows):
         click.echo(f"catalogue {row['catalogue']} ({row['board']}, goal b{row['blank_cell']}): {row['groups']} groups "
                    f"(mirrors included) from {len(row['tables'])} tables; read through a symmetry:")
@@ -265,7 +314,8 @@ LIST_FIELDS = ("kind", "rows", "cols", "goal", "tiles", "entries", "max", "mean"
 @data_dir_option
 @guarded
 def clean(data_dir) -> None:
-    """Remove what killed builds left in the data directory (files of running builds are kept)."""
+    """Remove what killed builds left in the data directory: their temporary files and locks
+    (those of running builds are kept)."""
     ddir = resolve_data_dir(data_dir)
     freed = 0
     for tmp, pid, alive in temporaries(ddir):
@@ -273,6 +323,9 @@ def clean(data_dir) -> None:
             freed += tmp.stat().st_size
             tmp.unlink(missing_ok=True)
             click.echo(f"removed {tmp}")
+    for lock in stale(ddir):
+        lock.unlink(missing_ok=True)
+        click.echo(f"removed {lock}")
     click.echo(f"{freed / 1e6:.1f} MB freed in {ddir}", err=True)
 
 

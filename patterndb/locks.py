@@ -16,9 +16,10 @@ from typing import Callable, Iterator
 
 
 @contextmanager
-def exclusive(lock_path: Path, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+def exclusive(lock_path: Path, waiting: Callable[[], None] = lambda: None, wait: bool = True) -> Iterator[None]:
     """Hold the lock of lock_path for the block; waiting() is called once if another
-    process holds it first. Raises OSError when the lock file cannot be made."""
+    process holds it first (or, with wait False, BlockingIOError is raised then). Raises
+    OSError when the lock file cannot be made."""
     said = False
     while True:
         fh = open(lock_path, "a")
@@ -26,6 +27,8 @@ def exclusive(lock_path: Path, waiting: Callable[[], None] = lambda: None) -> It
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                if not wait:
+                    raise
                 if not said:
                     waiting()
                     said = True
@@ -48,3 +51,20 @@ def exclusive(lock_path: Path, waiting: Callable[[], None] = lambda: None) -> It
         except OSError:
             pass
         fh.close()
+
+
+def stale(directory: Path) -> list[Path]:
+    """Lock files in directory (.NAME.lock) that no process holds: left by a process killed
+    while it held one (kill -9 skips the removal above). Harmless, but clutter."""
+    out = []
+    for path in sorted(Path(directory).glob(".*.lock")):
+        try:
+            with open(path, "a") as fh:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        except BlockingIOError:
+            continue  # held: a build in progress
+        except OSError:
+            continue
+        out.append(path)
+    return out

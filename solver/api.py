@@ -52,6 +52,8 @@ def as_board(board: BoardLike, rows: int | None = None, cols: int | None = None)
 
 def prepare(board: BoardLike, goal: BoardLike, rows: int | None = None, cols: int | None = None) -> tuple[Board, Frame]:
     """Parse, check solvability, and fix the canonical frame."""
+    if goal is None:
+        raise BoardError("the goal is None: give 'blank-last', 'blank-first' or a board")
     board = as_board(board, rows, cols)
     goal_board = make_goal(board.shape, goal if isinstance(goal, str) else as_board(goal, board.shape.rows,
                                                                                     board.shape.cols))
@@ -62,6 +64,8 @@ def prepare(board: BoardLike, goal: BoardLike, rows: int | None = None, cols: in
 def make_plan(frame: Frame, opts: Options, log: Log = quiet) -> Plan:
     started = time.perf_counter()
     ddir = resolve_data_dir(opts.data_dir)
+    if opts.data_dir is not None and not ddir.exists():  # (a typo would otherwise go unseen)
+        log(f"note: the data directory {ddir} does not exist: nothing is built there yet")
     algorithm = opts.algorithm
     if algorithm is None:
         wants_exact = opts.heuristic in (None, "exact") and not opts.pattern and not opts.pdb_files
@@ -92,8 +96,9 @@ def make_plan(frame: Frame, opts: Options, log: Log = quiet) -> Plan:
     for value, what, low in ((opts.max_nodes, "the node limit", 1), (opts.jobs, "the number of threads", 1)):
         if value is not None and not (isinstance(value, (int, np.integer)) and value >= low):
             raise BoardError(f"{what} must be a whole number of at least {low}, got {value!r}")
-    if opts.timeout is not None and not opts.timeout > 0:
-        raise BoardError(f"the timeout must be more than 0 seconds, got {opts.timeout!r}")
+    if opts.timeout is not None and not (isinstance(opts.timeout, (int, float, np.integer, np.floating))
+                                         and not isinstance(opts.timeout, bool) and opts.timeout > 0):
+        raise BoardError(f"the timeout must be a number of seconds above 0, got {opts.timeout!r}")
     if opts.prune is not None and not 2 <= opts.prune <= DEPTH_MAX:
         raise BoardError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {opts.prune}")
     if algorithm != "idastar":
@@ -192,7 +197,7 @@ def solve(
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
     """Best-first kernel status to an exception (IDA* raises SearchStopped instead)."""
     if status == 2:
-        raise NodeLimitReached(f"{algorithm} stopped at its node limit after {expanded:,} expansions: "
+        raise NodeLimitReached(f"{algorithm} stopped at its node limit after {expanded:,} nodes expanded: "
                                "try idastar or raise --max-nodes")
     if status == 1:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")

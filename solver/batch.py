@@ -44,16 +44,30 @@ class Entry:
 
 
 def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, int | None]:
+    """A batch line: a board, then perhaps its expected length. Where the board parses without
+    the last token, that token is the length and must be a whole number (named if it is not);
+    a line of a few tiles is most likely one row of a grid, which a batch does not take."""
     tokens = text.split()
     try:
         return parse_board(text, rows, cols), None
     except BoardError as first:
-        if len(tokens) > 1 and tokens[-1].isascii() and tokens[-1].isdigit():
+        if len(tokens) > 1:
             try:
-                return parse_board(" ".join(tokens[:-1]), rows, cols), int(tokens[-1])
+                board = parse_board(" ".join(tokens[:-1]), rows, cols)
             except BoardError:
-                pass
+                board = None
+            if board is not None:
+                if tokens[-1].isascii() and tokens[-1].isdigit():
+                    return board, int(tokens[-1])
+                raise BoardError(f"the expected length {tokens[-1]!r} after the board is not a whole number "
+                                 "of moves") from None
+        if rows is None and cols is None and 1 < len(tokens) < 4:
+            raise BoardError(f"{len(tokens)} tiles: a batch takes one whole board a line (e.g. 1 2 3 4 5 6 7 8 0), "
+                             "not a grid over several lines") from None
         raise first
+
+
+MAX_LINE = 8192  # bytes a batch line may hold (a board is about 100); a longer one is refused unread
 
 
 def iter_batch(path: str, rows: int | None = None, cols: int | None = None) -> Iterator[Entry]:
@@ -67,7 +81,13 @@ def iter_batch(path: str, rows: int | None = None, cols: int | None = None) -> I
         raise BoardError(f"cannot read {path}: {e.strerror}") from None
     found = False
     with nullcontext(f) if path == "-" else f:
-        for i, raw in enumerate(f, 1):
+        for i, raw in enumerate(iter(lambda: f.readline(MAX_LINE + 1), b""), 1):
+            if len(raw) > MAX_LINE:  # the rest of the line is skipped, a piece at a time
+                while raw and not raw.endswith(b"\n"):
+                    raw = f.readline(1 << 20)
+                found = True
+                yield Entry(i, None, None, f"{path}:{i}: a line of more than {MAX_LINE:,} bytes is not a board")
+                continue
             try:
                 text = raw.decode("utf-8-sig" if i == 1 else "utf-8")  # a byte-order mark is allowed
             except UnicodeDecodeError:

@@ -37,15 +37,17 @@ import json
 import os
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from patterndb import BoardError
+from patterndb.locks import exclusive
 
-from .search.state import FRONTIER_TARGET, Iteration, Problem, SearchState
 from .search.moves import MAX_DEPTH, NO_BOUND
+from .search.state import FRONTIER_TARGET, Iteration, Problem, SearchState
 
 VERSION = 2  # 2: with a digest (version 1 files cannot be checked and are refused)
 SAVE_INTERVAL = 5.0  # seconds between writes while subtrees finish
@@ -135,10 +137,12 @@ class Checkpoint:
             return None, None
         try:
             data = json.loads(self.path.read_text())
-        except (OSError, ValueError) as e:
-            raise self._damaged(f"{e.__class__.__name__}: {e}") from None
-        if not isinstance(data, dict):
-            raise self._damaged(f"a JSON {type(data).__name__}, not an object")
+        except OSError as e:
+            raise CheckpointError(f"cannot read checkpoint {self.path}: {e.strerror or e}") from None
+        except ValueError as e:  # (a checkpoint is written whole or not at all: this is some other file)
+            raise self._foreign(f"not JSON: {e}") from None
+        if not isinstance(data, dict) or not {"version", "digest", "search"} <= set(data):
+            raise self._foreign("JSON without a checkpoint's version, digest and search")
         if data.get("version") != VERSION:
             raise CheckpointError(f"checkpoint {self.path} has version {data.get('version')!r}, expected {VERSION} "
                                   "(older ones carry no digest and cannot be checked): remove it to start afresh")
@@ -164,6 +168,23 @@ class Checkpoint:
 
     def _damaged(self, why: str) -> CheckpointError:
         return CheckpointError(f"checkpoint {self.path} is damaged ({why}): remove it to start afresh")
+
+    def _foreign(self, why: str) -> CheckpointError:
+        """A file that is no checkpoint of this solver: named, and left alone."""
+        return CheckpointError(f"{self.path} is not a checkpoint ({why}): give another --checkpoint file; "
+                               "this one was left as it is")
+
+    @contextmanager
+    def claimed(self) -> Iterator[None]:
+        """This search's hold on the checkpoint (a lock beside it, .NAME.lock): a second search
+        with the same file is refused while this one runs, not left to overwrite it."""
+        lock = self.path.parent / f".{self.path.name}.lock"
+        try:
+            with exclusive(lock, wait=False):
+                yield
+        except BlockingIOError:
+            raise CheckpointError(f"checkpoint {self.path} is in use by another search: wait for it to end, or give "
+                                  "another --checkpoint file") from None
 
     def resumed(self, state: SearchState, solution: list[int] | None) -> Resumed:
         done = None if state.done is None else int(state.done.sum())

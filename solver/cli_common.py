@@ -2,15 +2,21 @@
 compiled kernels, the exit codes of a stopped search, the Dask cluster of --scheduler."""
 from __future__ import annotations
 
+import functools
+import json
 import os
 import sys
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import click
 
+from patterndb import PuzzleError, TableError
+from patterndb.cli_common import TABLE_EXIT
+
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
+
 
 def err(msg: str) -> None:
     click.echo(msg, err=True)
@@ -84,7 +90,9 @@ def connect_cluster(scheduler: str | None, timeout: float) -> Iterator:
     if scheduler is None:
         yield None
         return
-    from .cluster import Cluster  # Dask is an optional extra: imported only when asked for
+    from .cluster import (
+        Cluster,  # Dask is an optional extra: imported only when asked for
+    )
 
     err(f"connecting to Dask at {scheduler} ...")
     cluster = Cluster(scheduler, err, timeout)
@@ -92,3 +100,22 @@ def connect_cluster(scheduler: str | None, timeout: float) -> Iterator:
         yield cluster
     finally:
         cluster.close()
+
+
+def json_errors(fn: Callable) -> Callable:
+    """With --json, an error is also one JSON object on stdout ({"error": ..., "exit_status":
+    ...}), so that a reader of the objects is never left with nothing; the one line on stderr
+    and the exit status stay as without --json."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (PuzzleError, click.ClickException) as e:
+            if kwargs.get("as_json"):
+                status = TABLE_EXIT if isinstance(e, TableError) else getattr(e, "exit_code", 2)
+                click.echo(json.dumps({"error": e.format_message() if isinstance(e, click.ClickException) else str(e),
+                                       "exit_status": status}))
+            raise
+
+    return wrapper

@@ -7,15 +7,32 @@ from pathlib import Path
 
 import click
 
-from patterndb.cli_common import UserError, data_dir_option, goal_option, guarded, shape_options
+from patterndb.cli_common import (
+    UserError,
+    data_dir_option,
+    goal_option,
+    guarded,
+    shape_options,
+)
 from patterndb.machines import DEFAULT_DEPTH, DEPTH_MAX
 from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
 from .checkpoint import SAVE_INTERVAL
 from .cli_batch import solve_file
-from .cli_common import (EXIT_CLUSTER, EXIT_STOPPED, aot_wanted, connect_cluster, err, load_kernels, process_seconds,
-                         read_board, shape_kwargs, warn_if_hopeless)
+from .cli_common import (
+    EXIT_CLUSTER,
+    EXIT_STOPPED,
+    aot_wanted,
+    connect_cluster,
+    err,
+    json_errors,
+    load_kernels,
+    process_seconds,
+    read_board,
+    shape_kwargs,
+    warn_if_hopeless,
+)
 from .progress import Status
 from .search import ALGORITHMS
 from .signals import stop_on_signals
@@ -100,6 +117,7 @@ lower bound."""
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @data_dir_option
 @guarded
+@json_errors
 def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, prune,
           jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, cluster_timeout, quiet, weight, max_nodes,
           show_boards, as_json, data_dir) -> None:
@@ -114,7 +132,9 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if show_boards and (batch_file or as_json):
         raise click.UsageError("--show-boards prints one board's solution as text: not with --file or --json")
     if scheduler is not None:
-        from .cluster import check_address  # before anything is loaded: a bad address is one line, at once
+        from .cluster import (
+            check_address,  # before anything is loaded: a bad address is one line, at once
+        )
 
         check_address(scheduler)
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,

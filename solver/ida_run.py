@@ -21,10 +21,21 @@ from .trace import Trace
 
 
 def run_idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
-             canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+                canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
     """Run the IDA* driver with the plan's heuristic, or with the winner of a race of two
     (search.race); (path, expanded, generated, iterations, where it resumed, the heuristic
-    that searched, the race) or SearchStopped."""
+    that searched, the race) or SearchStopped. A checkpoint is held by this search alone
+    while it runs (Checkpoint.claimed)."""
+    if control.checkpoint is None:
+        return _run(problems, plan, control, start, canonical_board)
+    holder = Checkpoint(control.checkpoint, {})
+    holder.check_writable()
+    with holder.claimed():
+        return _run(problems, plan, control, start, canonical_board)
+
+
+def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
+         canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
     opts = plan.options
     resume, path, ckpt, resumed, raced = None, None, None, None, None
     listener = control.listener

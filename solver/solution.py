@@ -81,8 +81,9 @@ class SearchStopped(RuntimeError):
         self.nodes_expanded, self.nodes_generated = expanded, generated
         self.seconds, self.iterations = seconds, iterations
         hint = ": raise --max-nodes" if reason == "limit" else ""
-        super().__init__(f"{algorithm} {STOP_REASONS.get(reason, reason)} after {expanded:,} expansions "
-                         f"and {seconds:.1f}s: no solution is shorter than {lower_bound} moves{hint}")
+        super().__init__(f"{algorithm} {STOP_REASONS.get(reason, reason)} after {expanded:,} nodes expanded "
+                         f"({generated:,} generated) and {seconds:.1f}s: no solution is shorter than {lower_bound} "
+                         f"moves{hint}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"optimal": False, "interrupted": True, "reason": self.reason, "lower_bound": self.lower_bound,

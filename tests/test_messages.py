@@ -1,0 +1,143 @@
+"""What a careful user meets: every message says what is true, names what is wrong, and never
+advises deleting a file that is not ours; bad input is refused before it costs anything."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from patterndb.cli import main as pdb
+from solver.cli import main as solver
+
+BIN = Path(sys.executable).parent
+KORF1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+
+
+def test_a_full_disk_says_the_margin_it_keeps(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - (2 << 20), 2 << 20))
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and "it needs 0.3 MiB on disk and 16 MiB to spare" in r.stderr, r.stderr
+    assert "has 2.0 MiB free" in r.stderr
+
+
+@pytest.mark.parametrize("content", ["my notes, not a checkpoint\n", "[1, 2, 3]\n", '{"a": 1}\n'])
+def test_a_file_that_is_not_a_checkpoint_is_named_and_left_alone(tmp_path, content):
+    notes = tmp_path / "notes.txt"
+    notes.write_text(content)
+    r = CliRunner().invoke(solver, ["solve", "1 2 3 4 5 6 7 _ 8", "-a", "idastar", "-H", "manhattan",
+                                    "--checkpoint", str(notes)])
+    assert r.exit_code == 2 and "is not a checkpoint" in r.stderr, r.stderr
+    assert "remove" not in r.stderr and notes.read_text() == content
+
+
+def test_a_checkpoint_in_use_is_refused_to_a_second_search(tmp_path):
+    """Two solves with one --checkpoint file would overwrite each other's saves: the second is
+    refused while the first runs (Manhattan distance on Korf's #1: minutes)."""
+    ckpt = tmp_path / "k.ckpt"
+    first = subprocess.Popen([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan", "-j", "1",
+                              "--checkpoint", str(ckpt), "--quiet", "--data-dir", str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120  # (the first save: the search is under way)
+        while not ckpt.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (tmp_path / ".k.ckpt.lock").exists()
+        second = subprocess.run([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan",
+                                 "--checkpoint", str(ckpt), "--data-dir", str(tmp_path)], capture_output=True, text=True)
+        assert second.returncode == 2 and "is in use by another search" in second.stderr, second.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    assert first.returncode == 130 and ckpt.exists() and not (tmp_path / ".k.ckpt.lock").exists()
+
+
+def test_batch_lines_name_what_is_wrong(tmp_path):
+    f = tmp_path / "b.txt"
+    f.write_text("1 2 3 4 5 6 7 _ 8 1x\n1 2 3\n4 5 6\n7 8 0\n")
+    r = CliRunner().invoke(solver, ["solve", "--file", str(f)])
+    assert r.exit_code == 2
+    assert "the expected length '1x' after the board is not a whole number of moves" in r.output
+    assert "a batch takes one whole board a line" in r.output
+
+
+def test_an_overlong_line_is_refused_before_it_costs_memory(tmp_path):
+    """A 10 MB line took 900 MB of memory to be refused as a board."""
+    f = tmp_path / "long.txt"
+    f.write_text("1 " * 5_000_000 + "\n1 2 3 4 5 6 7 _ 8 1\n")
+    for cmd, said in (([str(BIN / "solver"), "solve", "--file", str(f)], "a line of more than 8,192 bytes"),
+                      ([str(BIN / "solver"), "solve", "-"], "no board is longer than 4,096")):
+        with open(f) as stdin, open(tmp_path / "out", "w+") as out:
+            p = subprocess.Popen([*cmd, "--data-dir", str(tmp_path)], stdin=stdin, stdout=out, stderr=subprocess.STDOUT)
+            _, status, usage = os.wait4(p.pid, 0)
+            out.seek(0)
+            text = out.read()
+        assert os.waitstatus_to_exitcode(status) == 2 and said in text, text
+        assert usage.ru_maxrss < 300_000, usage.ru_maxrss  # KB
+
+
+def test_a_byte_order_mark_before_a_board_is_allowed(tmp_path):
+    r = CliRunner().invoke(solver, ["solve", "\ufeff8672543_1", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and r.stdout.startswith("length: 31"), r.output
+
+
+def test_with_json_an_error_is_a_json_object_too(tmp_path):
+    r = CliRunner().invoke(solver, ["solve", "1234", "--json"])
+    assert r.exit_code == 2 and json.loads(r.stdout) == {"error": "tile 4 is out of range: a 2x2 board has tiles 0..3",
+                                                         "exit_status": 2}
+    r = CliRunner().invoke(solver, ["solve", KORF1, "--goal", "blank-first", "--pattern", "7-8", "--json",
+                                    "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and json.loads(r.stdout)["exit_status"] == 3 and "pdb build" in json.loads(r.stdout)["error"]
+    r = CliRunner().invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path / "nowhere")])
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"data_dir": str(tmp_path / "nowhere"), "source": "--data-dir",
+                                                         "exists": False}
+
+
+def test_the_api_names_the_argument_that_is_wrong():
+    from patterndb import BoardError
+    from solver import solve
+
+    with pytest.raises(BoardError, match="the goal is None"):
+        solve("8672543_1", goal=None)
+    for bad in ("x", True, -1):
+        with pytest.raises(BoardError, match="the timeout must be a number of seconds above 0"):
+            solve("8672543_1", timeout=bad)
+
+
+def test_a_missing_data_directory_is_said(tmp_path):
+    typo = tmp_path / "tabels"
+    r = CliRunner().invoke(solver, ["solve", "8672543_1", "--data-dir", str(typo)])
+    assert r.exit_code == 0 and f"the data directory {typo} does not exist" in r.stderr
+
+
+def test_a_lock_left_by_a_killed_build_is_listed_and_cleaned(tmp_path):
+    (tmp_path / ".exact-3x3-b8.h5.lock").write_text("")  # as kill -9 of a build leaves it
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert "a lock no process holds" in r.stdout, r.output
+    r = CliRunner().invoke(pdb, ["clean", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and not list(tmp_path.glob(".*.lock")), r.output
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
+    """The first tenth of a second imports numpy and click: a Ctrl-C then used to print a
+    Python traceback. From the moment the command's own code runs, it is "interrupted" and
+    exit 130 (a signal during the interpreter's own start-up, before any of it, is Python's)."""
+    handled = 0
+    for delay in (0.05, 0.08, 0.11, 0.15, 0.2, 0.3):
+        p = subprocess.Popen([str(BIN / "solver"), "solve", "8672543_1", "--data-dir", str(tmp_path / str(delay))],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        if p.returncode == 0 or "init_import_site" in err or "from solver.launch import main" in err:
+            continue  # finished first, or still in Python's start-up (before the command's first line)
+        assert p.returncode == 130 and "Traceback" not in err, (delay, err)
+        assert err.strip().splitlines()[-1] == "interrupted" and len(err.strip().splitlines()) <= 3, err
+        handled += 1
+    assert handled >= 2
