@@ -49,6 +49,13 @@ def stored_size(attrs: dict[str, Any]) -> int:
 def check_attrs(path: Path, attrs: dict[str, Any], expect: dict[str, Any]) -> None:
     """TableError unless every attribute of expect has that value (the board, goal, group...)."""
     for k, want in expect.items():
-        got = attrs.get(k)
-        if plain(np.asarray(got)) != plain(np.asarray(want)):
-            raise TableError(f"{path} was built for {k}={got!r}, not {want!r}")
+        got, wanted = plain(np.asarray(attrs.get(k))), plain(np.asarray(want))
+        if got != wanted:  # (said as plain values: an array's repr is no message)
+            raise TableError(f"{path} was built for {k} {_said(got)}, not {_said(wanted)}")
+
+
+def _said(value: Any) -> str:
+    """An attribute's value as a message says it: a list of numbers as 1,2,4; text as itself."""
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)

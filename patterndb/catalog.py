@@ -10,22 +10,37 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .datadir import available_memory
-from .locks import exclusive
-from .errors import TableError
-from .exact import MAX_EXACT_CELLS, UNREACHED, build_exact, check_exact_size, histogram, histogram_mean, table_size
+from . import proof, zeroaware
 from .additive import build_pattern, build_regions, bytes_needed
-from .frame import Frame
-from .patterns import Partition, catalog_groups, goal_index, group_label, is_zero_aware, pattern_tiles
-from .ranking import num_placements
-from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
-from .nibbles import unpack as unpack_kernel
-from .nibbles import entry as nibble_entry
 from .attrs import is_packed, stored_size
 from .attrs import is_zero_aware as store_zero_aware
+from .datadir import available_memory
+from .errors import TableError
+from .exact import (
+    MAX_EXACT_CELLS,
+    UNREACHED,
+    build_exact,
+    check_exact_size,
+    histogram,
+    histogram_mean,
+    table_size,
+)
+from .frame import Frame
+from .locks import exclusive
 from .mapping import map_tables
+from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
+from .nibbles import entry as nibble_entry
+from .nibbles import unpack as unpack_kernel
+from .patterns import (
+    Partition,
+    catalog_groups,
+    goal_index,
+    group_label,
+    is_zero_aware,
+    pattern_tiles,
+)
+from .ranking import num_placements
 from .store import load_table, read_attrs, write_table
-from . import proof, zeroaware
 from .symmetry import Served, serve
 
 EXACT_INDEX = "Lehmer rank of the cells of tiles 0..n-1 (0 = blank) in the canonical goal frame"
@@ -95,12 +110,23 @@ def build_lock(path: Path, progress: bool) -> Iterator[bool]:
         yield built
 
 
+def exact_build_cost(frame: Frame) -> tuple[int, int]:
+    """(bytes on disk, bytes of memory) of building frame's exact table."""
+    size = table_size(frame.shape.n)
+    return size, int(size * 2.5)
+
+
+def check_exact_build(frame: Frame, data_dir: Path) -> None:
+    """Refuse, before anything is said or done, an exact build that cannot be done here."""
+    check_exact_size(frame)
+    disk, memory = exact_build_cost(frame)
+    check_memory(memory, f"the exact {frame.shape} table")
+    check_writable(data_dir, disk, f"the exact {frame.shape} table")
+
+
 def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:
     """Build the complete table for frame's board and write it; returns the path."""
-    check_exact_size(frame)
-    size = table_size(frame.shape.n)
-    check_memory(int(size * 2.5), f"the exact {frame.shape} table")
-    check_writable(data_dir, size, f"the exact {frame.shape} table")
+    check_exact_build(frame, data_dir)
     path = exact_path(data_dir, frame)
     with build_lock(path, progress) as built_meanwhile:
         if not built_meanwhile:
@@ -247,17 +273,23 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
                        packed: bool = True) -> Path:
     """Build one group's table and write it atomically (in 4 bits an entry where it fits,
     unless packed is False); returns the path."""
+    check_pattern_build(frame, tiles, data_dir)
+    path = pattern_path(data_dir, frame, tiles)
+    with build_lock(path, progress) as built_meanwhile:
+        if not built_meanwhile:
+            _write_pattern(frame, tiles, path, progress, packed)
+    return path
+
+
+def check_pattern_build(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> None:
+    """Refuse, before anything is said or done, a group's build that cannot be done here
+    (its memory, its room on disk)."""
     n, k = frame.shape.n, len(pattern_tiles(tiles))
     size = num_placements(n, k) // 2
     if is_zero_aware(tiles):
         size = zeroaware.max_stored_bytes(n, k, num_placements(n, k))
     check_memory(build_memory(n, tiles), f"the table of tiles {group_label(tiles)}")
     check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
-    path = pattern_path(data_dir, frame, tiles)
-    with build_lock(path, progress) as built_meanwhile:
-        if not built_meanwhile:
-            _write_pattern(frame, tiles, path, progress, packed)
-    return path
 
 
 def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool, packed: bool) -> None:
@@ -334,21 +366,25 @@ def packed_form(table: np.ndarray, attrs: dict[str, Any]) -> tuple[np.ndarray, d
                             "nibble_histogram": nibble_histogram(packed, table.size)}
 
 
-def pack_pattern_file(path: Path) -> bool:
-    """Rewrite a 1-byte group table in 4 bits (atomically, values unchanged); False if it
-    is packed already or some entry does not fit."""
+def pack_pattern_file(path: Path) -> str | None:
+    """Rewrite a 1-byte group table in 4 bits (atomically, values unchanged); None where done,
+    else why it was kept as it is."""
     attrs = read_attrs(path)
-    if is_packed(attrs) or store_zero_aware(attrs) or attrs.get("kind") != "pdb":
-        return False
+    if is_packed(attrs):
+        return "it is 4-bit already"
+    if store_zero_aware(attrs):
+        return "it is zero-aware (4-bit codes already)"
+    if attrs.get("kind") != "pdb":
+        return f"it is not a group table (kind {attrs.get('kind')!r})"
     check_writable(Path(path).parent, stored_size(attrs) // 2, f"the 4-bit form of {path}")
     table, attrs = load_checked(path, {}, verify="always")
     keep = {k: v for k, v in attrs.items() if not k.startswith("_") and k not in
             ("format_version", "entries", "checksum_crc32", "created", "encoding")}
     data, new = packed_form(table, keep)
     if not is_packed(new):
-        return False
+        return "a value does not fit in 4 bits (h minus the group's Manhattan distance, halved, above 15)"
     write_table(path, data, new)
-    return True
+    return None
 
 
 def load_pattern(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> np.ndarray:

@@ -8,6 +8,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,10 @@ from .catalog import (
     build_memory,
     build_pattern_file,
     catalogue_tables,
+    check_exact_build,
     check_name,
+    check_pattern_build,
+    exact_build_cost,
     exact_expect,
     exact_path,
     list_tables,
@@ -53,6 +57,7 @@ from .machines import (
     machine_attrs,
     machine_path,
     verify_machine,
+    where_kept,
 )
 from .patterns import (
     CATALOGUES,
@@ -114,12 +119,19 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             _build_spec(frame, spec, ddir, force, quiet)
         if default_depth(shape) > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
             machine = load_default(shape, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
-            click.echo(str(machine_path(ddir, shape, machine.depth)))
+            used = where_kept(shape, machine.depth, ddir)  # (the user's cache, where ddir could not keep it)
+            click.echo(str(used or machine_path(ddir, shape, machine.depth)))
         return
     path = exact_path(ddir, frame)
     if not force and _cached(path, exact_expect(frame), quiet):
         click.echo(str(path))
         return
+    check_exact_build(frame, ddir)
+    if not quiet:
+        disk, memory = exact_build_cost(frame)
+        states = math.factorial(shape.n) // 2
+        click.echo(f"building the exact {shape} table: {states:,} states, {disk / 2**20:,.1f} MiB on disk, about "
+                   f"{_size(memory)} of memory, about {_minutes(states / EXACT_RATE)} on 2 cores", err=True)
     path = build_exact_file(frame, ddir, progress=not quiet)
     attrs = read_attrs(path)
     if not quiet:
@@ -172,6 +184,7 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
             pass
         else:
             entries, size = _cost(frame, tiles)
+            check_pattern_build(frame, tiles, ddir)  # (refused before its line says what it would take)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
                 click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
@@ -193,10 +206,17 @@ def _cost(frame: Frame, tiles: tuple[int, ...]) -> tuple[int, int]:
 
 
 BUILD_RATE = 2.0e6  # entries a second, measured: 7-8's 8-tile table 250 s, a 5x5 6-tile table 57 s
+EXACT_RATE = 8.0e6  # states a second of an exact build, measured: 3x4's 239.5 M states in 29-34 s
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} minutes"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} minutes" if seconds < 5400 else f"{seconds / 3600:,.0f} hours"
 
 
 def _user_label(frame: Frame, canonical: tuple[int, ...]) -> str:
@@ -423,11 +443,12 @@ def pack(files: tuple[Path, ...]) -> None:
     for file in files:
         start = time.perf_counter()
         before = file.stat().st_size
-        if pack_pattern_file(file):
+        why = pack_pattern_file(file)
+        if why is None:
             click.echo(f"packed {file}: {before / 1e6:.1f} -> {file.stat().st_size / 1e6:.1f} MB, "
                        f"{time.perf_counter() - start:.1f}s")
         else:
-            click.echo(f"kept {file}: already 4-bit, not a group table, or a value does not fit")
+            click.echo(f"kept {file}: {why}")
 
 
 if __name__ == "__main__":

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import time
-from contextlib import contextmanager
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
 
+from .attrs import plain
+from .datadir import available_memory, cache_dir
 from .errors import TableError
 from .geometry import Shape
-from .movefsm import MoveMachine, build, build_cost, undo_machine
-from .datadir import available_memory, cache_dir
-from .locks import exclusive
-from .attrs import plain
 from .integrity import remember, remembered
+from .locks import exclusive
+from .movefsm import MoveMachine, build, build_cost, undo_machine
 from .store import atomic, hdf5_writer
 
 FORMAT_VERSION = 1
@@ -187,6 +187,13 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
             log(f"another process built the {shape} move-pruning machine meanwhile: using it")
             return machine
         return _build_and_keep(shape, depth, places, log)
+
+
+def where_kept(shape: Shape, depth: int, data_dir: Path) -> Path | None:
+    """The file this shape's machine of this depth is read from: in the data directory, or in
+    the user's cache where the data directory could not hold it; None if neither holds one."""
+    places = (machine_path(data_dir, shape, depth), machine_path(cache_dir() / "machines", shape, depth))
+    return next((p for p in places if p.exists()), None)
 
 
 def _kept(places: tuple[Path, Path], shape: Shape, depth: int, log: Callable[[str], None]) -> MoveMachine | None:

@@ -180,7 +180,7 @@ def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, e
         a["entries"] = entries
         a["checksum_crc32"] = integrity.checksum(data)
         a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
-    with pytest.raises(TableError, match=f"built for entries={entries}, not 3024"):
+    with pytest.raises(TableError, match=f"built for entries {entries}, not 3024"):
         solve("8 7 6 5 4 3 2 1 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
 
 

@@ -141,3 +141,64 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
         assert err.strip().splitlines()[-1] == "interrupted" and len(err.strip().splitlines()) <= 3, err
         handled += 1
     assert handled >= 2
+
+
+def test_a_table_of_another_group_is_named_in_plain_numbers(tmp_path):
+    """The mismatch used to read "tiles=array([1, 2, 4, 5, 8])"."""
+    import os as _os
+
+    from patterndb import Frame, Shape, TableError, make_goal
+    from patterndb.catalog import build_pattern_file, load_pattern, pattern_path
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    _os.replace(built, pattern_path(tmp_path, frame, (5, 6, 7, 8)))
+    with pytest.raises(TableError, match=r"was built for tiles 1,2,3,4, not 5,6,7,8$"):
+        load_pattern(frame, (5, 6, 7, 8), tmp_path)
+
+
+def test_pdb_pack_says_why_it_kept_a_file(tmp_path):
+    from patterndb import Frame, Shape, make_goal
+    from patterndb.catalog import build_exact_file, build_pattern_file
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    packed = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    exact = build_exact_file(frame, tmp_path)
+    r = CliRunner().invoke(pdb, ["pack", str(packed), str(exact)])
+    assert r.exit_code == 0 and f"kept {packed}: it is 4-bit already" in r.stdout
+    assert f"kept {exact}: it is not a group table (kind 'exact')" in r.stdout
+
+
+def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatch):
+    """Where the data directory cannot keep the move-pruning machine, it is kept in the user's
+    cache, and that is the path printed (it used to print the data directory's, where nothing was)."""
+    import shutil
+
+    from patterndb import machines
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for f in pdb_dir.glob("pdb-4x4-*.h5"):
+        shutil.copyfile(f, data / f.name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real = machines.write_machine
+
+    def write(path, *a):
+        if path.parent == data:
+            raise OSError(30, "Read-only file system")
+        return real(path, *a)
+
+    monkeypatch.setattr(machines, "write_machine", write)
+    monkeypatch.setattr(machines, "_memo", {})
+    r = CliRunner().invoke(pdb, ["build", "--size", "4", "--goal", "blank-first", "--pattern", "5-5-5",
+                                 "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    printed = Path(r.stdout.splitlines()[-1])
+    assert printed.parent == tmp_path / "cache" / "patterndb" / "machines" and printed.exists(), r.stdout
+
+
+def test_a_build_says_what_it_will_take_and_a_refused_one_says_only_why(tmp_path):
+    r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "4", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "building the exact 2x4 table: 20,160 states" in r.stderr, r.stderr
+    r = CliRunner().invoke(pdb, ["build", "--size", "5", "--pattern", "1-12/13-24", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and "needs about" in r.stderr and "minutes" not in r.stderr, r.stderr
