@@ -80,6 +80,8 @@ def make_plan(frame: Frame, opts: Options, log: Log = quiet) -> Plan:
     elif algorithm == "table":
         if opts.heuristic not in (None, "exact") or opts.pattern or opts.pdb_files:
             raise BoardError("the table walk uses the exact table: it takes no other heuristic")
+        if opts.max_nodes is not None:  # (it was silently ignored)
+            raise BoardError("the table walk takes one step a move and searches no nodes: --max-nodes is for searches")
         h = exact_heuristic(frame, ddir, log)
     elif opts.pattern and "|" in race_spec(opts.pattern, frame):
         if algorithm == "idastar" or "|" in opts.pattern:

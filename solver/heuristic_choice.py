@@ -68,6 +68,18 @@ def pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heur
     raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{build_hint(frame, pattern)}'")
 
 
+def built_groups(frame: Frame, data_dir: Path) -> list[str]:
+    """The tile groups (in the user's numbering) whose tables are built for this board and goal."""
+    groups = []
+    for path in Path(data_dir).glob(f"pdb-{frame.key}-*.h5"):
+        try:
+            tiles = read_attrs(path)["tiles"]
+        except (TableError, KeyError):
+            continue
+        groups.append(tuple(sorted(int(frame.unlabel[int(t)]) for t in tiles)))
+    return [group_label(g) for g in sorted(groups)]
+
+
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
     """The first fully cached named partition (they are listed strongest first), zero-aware
     before plain."""
@@ -114,12 +126,16 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     # The hint names the strongest plain partition: quicker to build, smaller, faster per node.
     named = [k for k, part in named_partitions(frame.shape.rows, frame.shape.cols).items()
              if not any(map(is_zero_aware, part))]
-    if h is None and name == "pdb":
-        hint = f": run '{build_hint(frame, named[0])}'" if named else ""
-        raise TableError(f"no pattern databases cached for {frame.shape} in {data_dir}{hint}")
     if h is None:
-        if named:
-            log(f"no pattern databases cached for {frame.shape}; '{build_hint(frame, named[0])}' would make this much faster")
+        groups = built_groups(frame, data_dir)
+        if groups:  # tables of the user's own groups: they name them with --pattern
+            hint = f"; tables of tiles {', '.join(groups)} are: give --pattern {'/'.join(groups)} (disjoint groups) to use them"
+        else:
+            hint = f": '{build_hint(frame, named[0])}' builds the strongest quick ones" if named else ""
+        if name == "pdb":
+            raise TableError(f"no named pattern databases are built for {frame.shape} in {data_dir}{hint}")
+        if named or groups:
+            log(f"no named pattern databases are built for {frame.shape}{hint}")
         return heuristics.linear_conflict(goal)
     return h
 

@@ -202,3 +202,33 @@ def test_a_build_says_what_it_will_take_and_a_refused_one_says_only_why(tmp_path
     assert r.exit_code == 0 and "building the exact 2x4 table: 20,160 states" in r.stderr, r.stderr
     r = CliRunner().invoke(pdb, ["build", "--size", "5", "--pattern", "1-12/13-24", "--data-dir", str(tmp_path)])
     assert r.exit_code == 3 and "needs about" in r.stderr and "minutes" not in r.stderr, r.stderr
+
+
+def test_h_pdb_names_the_custom_tables_that_are_built(tmp_path):
+    """-H pdb with only a partition of the user's own built used to say "no pattern databases
+    cached": it names them and how to ask for them."""
+    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-3/4-8", "--data-dir", str(tmp_path), "-q"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(solver, ["solve", "8672543_1", "-a", "idastar", "-H", "pdb", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and "tables of tiles 1-3, 4-8 are: give --pattern 1-3/4-8" in r.stderr, r.stderr
+
+
+def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
+    """--timeout 0.5 in a batch stopped its boards at 1.3-1.4 s (the clock was read between
+    kernel calls, and a batch thread runs whole iterations in one); the table walk ignored
+    --max-nodes."""
+
+    f = tmp_path / "b.txt"
+    f.write_text(f"{KORF1}\n" * 4)  # Manhattan on Korf's #1: minutes each
+    subprocess.run([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan", "--max-nodes",
+                    "1000", "--data-dir", str(tmp_path)], capture_output=True)  # (kernels loaded or compiled once)
+    start = time.monotonic()
+    r = subprocess.run([str(BIN / "solver"), "solve", "--file", str(f), "--goal", "blank-first", "-H", "manhattan",
+                        "--timeout", "0.5", "-j", "2", "--json", "--data-dir", str(tmp_path)], capture_output=True,
+                       text=True)
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 4 and len(rows) == 4 and all(row["reason"] == "timeout" for row in rows), r.stderr
+    assert max(row["seconds"] for row in rows) < 0.8, [row["seconds"] for row in rows]
+    assert time.monotonic() - start < 30
+    r = CliRunner().invoke(solver, ["solve", "8672543_1", "-a", "table", "--max-nodes", "1", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 2 and "--max-nodes is for searches" in r.stderr, r.output
