@@ -15,7 +15,7 @@ from .additive import build_pattern, build_regions, bytes_needed
 from .attrs import is_packed, stored_size
 from .attrs import is_zero_aware as store_zero_aware
 from .datadir import available_memory
-from .errors import TableError
+from .errors import WriteError, TableError
 from .exact import (
     MAX_EXACT_CELLS,
     UNREACHED,
@@ -72,19 +72,20 @@ def check_memory(needed: int, what: str) -> None:
 
 def check_writable(data_dir: Path, needed: int, what: str) -> None:
     """Before a build: the directory can be made, written to, and has room for the table,
-    so a long build never ends in a traceback with its work thrown away."""
+    so a long build never ends in a traceback with its work thrown away (WriteError, a
+    TableError: a caller may build in memory instead)."""
     data_dir = Path(data_dir)
     if data_dir.exists() and not data_dir.is_dir():
-        raise TableError(f"cannot write {what}: {data_dir} is not a directory")
+        raise WriteError(f"cannot write {what}: {data_dir} is not a directory")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=data_dir):  # a unique name: builds in two threads do not collide
             pass
     except OSError as e:
-        raise TableError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
+        raise WriteError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
     free = shutil.disk_usage(data_dir).free
     if needed + DISK_MARGIN > free:
-        raise TableError(f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
+        raise WriteError(f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
                          f"{data_dir} has {_mib(free)} free")
 
 
@@ -220,7 +221,12 @@ def list_tables(data_dir: Path) -> list[tuple[Path, dict[str, Any] | None, str]]
     out = []
     for path in sorted(Path(data_dir).glob("*.h5")):
         try:
-            out.append((path, machine_attrs(path) if is_machine_file(path) else read_attrs(path), ""))
+            if is_machine_file(path):
+                attrs = machine_attrs(path)
+            else:
+                attrs = read_attrs(path)
+                check_name(path, attrs)  # a table under another's name would be loaded as that one
+            out.append((path, attrs, ""))
         except TableError as e:
             out.append((path, None, str(e)))
     return out

@@ -1,16 +1,18 @@
-"""The `patterndb` command's entry point. The command's modules (numpy, click, the rest) take about
-a tenth of a second to import: Ctrl-C then, or while click reads the arguments, ends the
-command as it does later, with "interrupted" and exit status 130, not a traceback."""
+"""The commands' entry point. A command's modules (numpy, click, the rest) take about a tenth
+of a second to import: Ctrl-C then, or while click reads the arguments, ends the command as it
+does later, with "interrupted" and exit status 130, not a traceback."""
 from __future__ import annotations
 
+import importlib
 import sys
 
 
-def main() -> None:
+def launch(module: str) -> None:
+    """Run the click command `main` of module (imported here, under the same Ctrl-C rule)."""
     try:
         import click
 
-        from .cli import main as command
+        command = importlib.import_module(module).main
     except KeyboardInterrupt:
         _interrupted()
     try:
@@ -22,6 +24,11 @@ def main() -> None:
         sys.exit(e.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted()
+
+
+def main() -> None:
+    """The `pdb` command."""
+    launch("patterndb.cli")
 
 
 def _interrupted() -> None:

@@ -36,7 +36,7 @@ DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s an
 # (2 threads, docs/benchmarks.md) 16 against 14 took 0.82x the time on Korf-Felner's five
 # hard boards and 0.84x on the 20 easiest (9-13% fewer nodes); 18 against 16, 0.98x and
 # 0.93x (one pair each; 6-8% fewer nodes in the hard boards' complete iterations, the same
-# time a node within the noise). The 5x5 machine of depth 18 takes about 2 min and 3.5 GB
+# time a node within the noise). The 5x5 machine of depth 18 takes about 2 min and 3.3 GiB
 # to build (16: 15 s and 1 GB); where it does not fit, 16 serves.
 DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 18}
 

@@ -136,13 +136,15 @@ class Checkpoint:
         if not self.path.exists():
             return None, None
         try:
-            data = json.loads(self.path.read_text())
-        except OSError as e:
-            raise CheckpointError(f"cannot read checkpoint {self.path}: {e.strerror or e}") from None
-        except ValueError as e:  # (a checkpoint is written whole or not at all: this is some other file)
-            raise self._foreign(f"not JSON: {e}") from None
-        if not isinstance(data, dict) or not {"version", "digest", "search"} <= set(data):
-            raise self._foreign("JSON without a checkpoint's version, digest and search")
+            text = self.path.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise self._foreign(f"unreadable as text: {e}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as e:  # a JSON object cut or garbled is ours damaged; anything else is not ours
+            raise (self._damaged if text.lstrip().startswith("{") else self._foreign)(f"not JSON: {e}") from None
+        if not isinstance(data, dict) or not {"version", "search"} <= set(data):
+            raise self._foreign("JSON without a checkpoint's version and search")
         if data.get("version") != VERSION:
             raise CheckpointError(f"checkpoint {self.path} has version {data.get('version')!r}, expected {VERSION} "
                                   "(older ones carry no digest and cannot be checked): remove it to start afresh")
@@ -171,8 +173,8 @@ class Checkpoint:
 
     def _foreign(self, why: str) -> CheckpointError:
         """A file that is no checkpoint of this solver: named, and left alone."""
-        return CheckpointError(f"{self.path} is not a checkpoint ({why}): give another --checkpoint file; "
-                               "this one was left as it is")
+        return CheckpointError(f"--checkpoint {self.path} is not a checkpoint ({why}): give another file; this "
+                               "one was left as it is")
 
     @contextmanager
     def claimed(self) -> Iterator[None]:

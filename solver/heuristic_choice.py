@@ -7,7 +7,9 @@ from pathlib import Path
 
 from patterndb import BoardError, Frame, TableError, make_goal
 from patterndb.attrs import check_attrs
-from patterndb.catalog import build_exact_file, exact_path, pattern_expect
+from patterndb.catalog import build_exact_file, check_exact_build, exact_path, pattern_expect
+from patterndb.errors import WriteError
+from patterndb.exact import build_exact
 from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition,
                                 pattern_tiles, race_spec)
 from patterndb.store import read_attrs
@@ -33,8 +35,15 @@ def exact_available(frame: Frame, data_dir: Path) -> bool:
 
 
 def exact_heuristic(frame: Frame, data_dir: Path, log: Log) -> Heuristic:
-    """The exact table, built on first use for boards of up to 9 cells."""
+    """The exact table, built on first use for boards of up to 9 cells: kept in the data
+    directory, or, where that cannot be written (a read-only one), in this process's memory
+    for this run (under a second)."""
     if not exact_path(data_dir, frame).exists() and frame.shape.n <= AUTO_BUILD_CELLS:
+        try:
+            check_exact_build(frame, data_dir)
+        except WriteError as e:  # (not its memory: only that it cannot be kept)
+            log(f"note: {e}: building the exact {frame.shape} table in memory for this run")
+            return heuristics.exact_in_memory(frame, build_exact(frame)[0])
         log(f"building the exact {frame.shape} table in {data_dir} (first use) ...")
         build_exact_file(frame, data_dir)
     return heuristics.exact(frame, data_dir)

@@ -15,8 +15,7 @@ its expanded and generated nodes (for the found subtree: up to the solution)
 and the goal's depth. Times are seconds since the trace began, on this
 process's monotonic clock (a Dask chunk's start is taken on the worker's wall
 clock, its end is that plus the seconds it measured). scripts/simulate_scaling.py
-replays a trace for any number of workers; scripts/trace_idle.py says where its
-workers waited.
+replays a trace for any number of workers.
 
 A trace that cannot be written (disk full) is reported once and dropped; it
 never ends the search.

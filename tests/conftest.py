@@ -2,6 +2,7 @@ import os
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
 from patterndb.catalog import build_exact_file, build_pattern_file, load_exact
@@ -52,6 +53,14 @@ def table_file(tmp_path):
     """(frame, path) of a fresh exact 2x3 table (blank-last goal)."""
     frame = Frame.for_goal(make_goal(Shape(2, 3), "blank-last"))
     return frame, build_exact_file(frame, tmp_path)
+
+
+@pytest.fixture
+def run(data_dir):
+    """Invoke a command in-process, its tables in the data_dir fixture's directory."""
+    def _run(cmd, args, input=None):
+        return CliRunner().invoke(cmd, [*args, "--data-dir", str(data_dir)] if args[0] in ("solve", "distance", "build", "list") else args, input=input)
+    return _run
 
 
 @pytest.fixture

@@ -215,7 +215,7 @@ def test_stale_half_written_and_broken_extensions_are_ignored(aot_dir, use, tmp_
 
 
 def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refused(aot_dir, use, tmp_path):
-    """aot.open_extension (scripts/ab_kernels.py opens two side by side): the exports of one
+    """aot.open_extension (two builds can be compared side by side): the exports of one
     file, checked as the registry checks them; a truncated file is a ValueError, not a SIGBUS."""
     use("off")
     so = next(aot_dir.glob(aot.PREFIX + "*.so"))

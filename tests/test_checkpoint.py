@@ -141,8 +141,8 @@ def test_a_checkpoint_in_a_missing_directory_is_refused_before_the_search(pdb_di
     path = tmp_path / "gone" / "c.json"
     r = CliRunner().invoke(solver_cli, ["solve", BOARD, "--goal", "blank-first", "--pattern", "5-5-5",
                                         "--data-dir", str(pdb_dir), "--checkpoint", str(path), "--json"])
-    assert r.exit_code == 2
-    assert r.stdout == "" and f"cannot write checkpoint {path}: directory" in r.output
+    assert r.exit_code == 2 and f"cannot write checkpoint {path}: directory" in r.stderr
+    assert json.loads(r.stdout)["exit_status"] == 2  # (with --json, the error is an object too)
 
 
 def test_a_failing_save_warns_once_and_the_search_goes_on(pdb_dir, tmp_path):

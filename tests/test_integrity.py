@@ -184,10 +184,8 @@ def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, e
         solve("8 7 6 5 4 3 2 1 0", "blank-first", pattern="1-4/5-8", data_dir=tmp_path)
 
 
-def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_every_load(pdb_dir, tmp_path):
-    """A stray write, rsync --inplace -t, a tool that puts the mtime back: size, mtime and inode
-    stay, but the ctime moves (no program can set it), so the file is checked in full before
-    it is used, on every load until it is whole again."""
+def _verified_copy(pdb_dir, tmp_path):
+    """(path, a load of it) of a copy of a 4x4 5-tile table, checked in full once and remembered."""
     from patterndb.catalog import map_checked, pattern_expect, pattern_path
     from patterndb.patterns import parse_partition
 
@@ -196,51 +194,52 @@ def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_ever
     path = pattern_path(tmp_path, frame, group)
     path.write_bytes(pattern_path(pdb_dir, frame, group).read_bytes())
     _age(path)
-    map_checked([path], [pattern_expect(frame, group)])  # checked in full, remembered with its blocks
+    load = lambda: map_checked([path], [pattern_expect(frame, group)])  # noqa: E731
+    load()  # checked in full, remembered with its blocks
+    return path, load
+
+
+def _flip_a_byte(path):
+    """One byte of the table changed in place, through the file system."""
+    offset = store.read_attrs(path)["_offset"] + 200_000
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)
+        fh.seek(offset)
+        fh.write(bytes([byte[0] ^ 0x10]))
+
+
+def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_every_load(pdb_dir, tmp_path):
+    """A stray write, rsync --inplace -t, a tool that puts the mtime back: size, mtime and inode
+    stay, but the ctime moves (no program can set it), so the file is checked in full before
+    it is used, on every load until it is whole again."""
+    path, load = _verified_copy(pdb_dir, tmp_path)
     entry = integrity._registry(tmp_path)[path.name]
     assert len(np.frombuffer(__import__("base64").b64decode(entry["blocks"]), "<u4")) == 1
     st = path.stat()
-    offset = store.read_attrs(path)["_offset"]
-    with open(path, "r+b") as fh:  # one byte of the table, in place
-        fh.seek(offset + 200_000)
-        byte = fh.read(1)
-        fh.seek(offset + 200_000)
-        fh.write(bytes([byte[0] ^ 0x10]))
+    _flip_a_byte(path)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
     assert integrity.remembered(path) is None  # its ctime gives the change away
     for _ in range(5):  # every load, not by luck
         with pytest.raises(TableError, match="checksum"):
-            map_checked([path], [pattern_expect(frame, group)])
+            load()
 
 
 def test_a_block_changed_beneath_the_file_system_is_caught_by_the_spot_check(pdb_dir, tmp_path, monkeypatch):
     """Bytes a failing disk changes leave every time stamp as it was: the blocks re-checked on
     each load find it where the change is, and the file is then checked in full again."""
-    from patterndb.catalog import map_checked, pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
-
-    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
-    group = parse_partition("5-5-5", frame)[0]
-    path = pattern_path(tmp_path, frame, group)
-    path.write_bytes(pattern_path(pdb_dir, frame, group).read_bytes())
-    _age(path)
-    map_checked([path], [pattern_expect(frame, group)])  # checked in full, remembered with its blocks
+    path, load = _verified_copy(pdb_dir, tmp_path)
     fingerprint = integrity._stat(path)
-    offset = store.read_attrs(path)["_offset"]
-    with open(path, "r+b") as fh:
-        fh.seek(offset + 200_000)
-        byte = fh.read(1)
-        fh.seek(offset + 200_000)
-        fh.write(bytes([byte[0] ^ 0x10]))
+    _flip_a_byte(path)
     real = integrity._stat
     monkeypatch.setattr(integrity, "_stat", lambda p: fingerprint if Path(p) == path else real(p))
     assert integrity.remembered(path) is not None  # it looks like the verified file
     with pytest.raises(TableError, match="changed since it was checked"):
-        map_checked([path], [pattern_expect(frame, group)])  # (its one block is re-checked)
+        load()  # (its one block is re-checked)
     assert path.name not in integrity._registry(tmp_path)  # forgotten: the next load checks it in full
     with pytest.raises(TableError, match="checksum"):
-        map_checked([path], [pattern_expect(frame, group)])
+        load()
 
 
 def test_the_spot_check_costs_well_under_5_ms_per_table(pdb_dir, tmp_path):

@@ -70,14 +70,17 @@ def test_batch_lines_name_what_is_wrong(tmp_path):
 def test_an_overlong_line_is_refused_before_it_costs_memory(tmp_path):
     """A 10 MB line took 900 MB of memory to be refused as a board."""
     f = tmp_path / "long.txt"
-    f.write_text("1 " * 5_000_000 + "\n1 2 3 4 5 6 7 _ 8 1\n")
+    f.write_text("1 " * 5_000_000 + "\nnot a board either\n")  # (nothing to solve: no table is built)
     for cmd, said in (([str(BIN / "solver"), "solve", "--file", str(f)], "a line of more than 8,192 bytes"),
                       ([str(BIN / "solver"), "solve", "-"], "no board is longer than 4,096")):
-        with open(f) as stdin, open(tmp_path / "out", "w+") as out:
-            p = subprocess.Popen([*cmd, "--data-dir", str(tmp_path)], stdin=stdin, stdout=out, stderr=subprocess.STDOUT)
-            _, status, usage = os.wait4(p.pid, 0)
-            out.seek(0)
-            text = out.read()
+        out = tmp_path / "out"
+        # posix_spawn, not fork: a forked child's peak memory counts the test process's own
+        pid = os.posix_spawn(cmd[0], [*cmd, "--data-dir", str(tmp_path)], os.environ, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, str(f), os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, str(out), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+            (os.POSIX_SPAWN_DUP2, 1, 2)])
+        _, status, usage = os.wait4(pid, 0)
+        text = out.read_text()
         assert os.waitstatus_to_exitcode(status) == 2 and said in text, text
         assert usage.ru_maxrss < 300_000, usage.ru_maxrss  # KB
 
@@ -232,3 +235,36 @@ def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
     assert time.monotonic() - start < 30
     r = CliRunner().invoke(solver, ["solve", "8672543_1", "-a", "table", "--max-nodes", "1", "--data-dir", str(tmp_path)])
     assert r.exit_code == 2 and "--max-nodes is for searches" in r.stderr, r.output
+
+
+def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tmp_path, monkeypatch):
+    """It failed (exit 3) though its exact table builds in memory in under a second. (Root may
+    write anywhere, so the write check is made to fail as on a read-only mount.)"""
+    from patterndb import catalog
+    from patterndb.errors import WriteError
+    from solver import solve
+
+    ro = tmp_path / "ro"
+
+    def refuse(data_dir, needed, what):
+        raise WriteError(f"cannot write {what}: cannot write to {data_dir} (Read-only file system)")
+
+    monkeypatch.setattr(catalog, "check_writable", refuse)
+    logs = []
+    sol = solve("8672543_1", data_dir=ro, log=logs.append)
+    assert sol.length == 31 and sol.optimal and any("in memory for this run" in m for m in logs), logs
+    assert not list(tmp_path.rglob("*.h5"))
+
+
+def test_pdb_list_flags_a_table_stored_under_another_groups_name(tmp_path):
+    import os as _os
+
+    from patterndb import Frame, Shape, make_goal
+    from patterndb.catalog import build_pattern_file, pattern_path
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    wrong = pattern_path(tmp_path, frame, (5, 6, 7, 8))
+    _os.replace(built, wrong)
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and f"{wrong.name}" in r.stdout and "its name and its attributes disagree" in r.stdout, r.stdout

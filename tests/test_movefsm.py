@@ -152,27 +152,32 @@ def test_prune_option_and_depth_check(data_dir):
 
 def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, monkeypatch):
     import os
+    import time
 
-    from patterndb import machines
+    from patterndb import integrity, machines
 
     shape = Shape(3, 3)
     m = load_or_build(shape, 8, tmp_path)
     path = machine_path(tmp_path, shape, 8)
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))  # old enough to be remembered
+    time.sleep(integrity.CTIME_SLACK)  # (and its ctime, which utime set to now)
     read_machine(path, shape, 8)  # through HDF5, and remembered
     monkeypatch.setattr(machines, "_read_hdf5", lambda p: pytest.fail("read through HDF5 again"))
     again = read_machine(path, shape, 8)
     assert np.array_equal(again.transitions, m.transitions) and np.array_equal(again.start, m.start)
     with pytest.raises(TableError, match="depth"):
         read_machine(path, shape, 10)
-    # A byte changed behind our back, the mtime put back: the crc32 still catches it.
+    # A byte changed behind our back, the mtime put back: the ctime gives it away, so the file
+    # is read (through HDF5) and checked in full again, and its crc32 catches it.
     st = path.stat()
     offset = machines.remembered(path)["machine"]["transitions"]
     with open(path, "r+b") as f:
         f.seek(offset)
         f.write(bytes([f.read(1)[0] ^ 1]))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    monkeypatch.undo()
+    assert machines.remembered(path) is None
     with pytest.raises(TableError, match="damaged"):
         read_machine(path, shape, 8)
 

@@ -223,7 +223,7 @@ def open_extension(so: Path, jit: SimpleNamespace | None = None) -> SimpleNamesp
     of its argument types (calls that differ go to jit's kernels). Raises ValueError where
     its size or crc32 is not the recorded one (loading a truncated extension kills the
     process with SIGBUS), OSError, ImportError, KeyError or AttributeError where it cannot
-    be read or lacks an export. scripts/ab_kernels.py opens several side by side."""
+    be read or lacks an export. Several may be open side by side (to compare two builds)."""
     name = so.name.split(".")[0]
     info = json.loads(so.with_name(name + ".json").read_text())
     data = so.read_bytes()

@@ -12,7 +12,7 @@ time of ranking each group there (10 passes in turn in one process, the
 same nodes). An earlier comparison found rank steps slower there; the
 same source compiled twice gives different machine code (4% apart in one
 comparison: docs/benchmarks.md), so kernels are compared as two extensions
-in one process, pass for pass (scripts/ab_kernels.py). The
+in one process, pass for pass (aot.open_extension). The
 mirrored lookup is skipped when the regular sum alone already prunes the
 child. Same contract as idastar.dfs_generic; the driver (parallel.py) runs
 the iterations and keeps thresholds on the parity of the solution length.
@@ -26,7 +26,7 @@ them at once (prefetch), so that their reads overlap: Korf's 100 with 7-8
 took 21% less search time. On the 24-puzzle the same cost 14% more (the
 mirrored entries of children the regular one prunes are located in vain),
 and still 6% more once located by rank steps (lines 25 + 32, z6-6-6-6,
-scripts/ab_kernels.py), so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
+two extensions in one process), so 5x5 boards keep dfs_pdb. Both are one function compiled twice, with
 look_ahead a constant (no branch left in either). Both ask for the children's
 rows of the move-pruning machine on the same first visit (moves.ask_rows).
 
@@ -49,7 +49,7 @@ solution's parity, so a side 2 or more below the other cannot prune any
 child (lines 25, 37, 1 and 13 with z6-6-6-6: 4-22% of the children
 are pruned by the mirrored lookup alone while the regular sum trails; their
 regular lookup was wasted). The nodes are the same; search time 0.98x
-(scripts/ab_kernels.py, two sets of 4 passes: the saved reads were off the
+(two extensions in one process, two sets of 4 passes: the saved reads were off the
 critical path, the processor having issued them beside the needed ones).
 
 A flagged zero-aware entry is worth its code's value or 2 more, depending on

@@ -8,7 +8,7 @@ count grew fast from the bound before holds more of them at each step: the key i
 s * (s / s_before)^GROWTH_POWER, s being a subtree's nodes in the last complete split
 iteration and s_before in the one before it (each plus one).
 
-Measured with `scripts/subtree_orders.py` (each subtree searched alone at the solving
+Measured with each subtree searched alone at the solving
 bound and the two before it; z6-6-6-6, move pruning to depth 16; docs/benchmarks.md),
 nodes of the solving iteration up to the first subtree holding a solution, one subtree
 after another, over 15 of Korf & Felner's 24-puzzles (the 13 easiest, 26 and 3):
@@ -35,8 +35,8 @@ def search_order(todo: np.ndarray, sizes: np.ndarray | None, before: np.ndarray 
                  power: float = GROWTH_POWER) -> np.ndarray:
     """The subtrees todo (frontier indices, in frontier order) in the order to search them:
     by sizes (nodes each expanded in the last complete split iteration) times their growth
-    from before (the split iteration before that) to the power `power` (other powers:
-    scripts/subtree_orders.py), highest first, ties in frontier order; biggest first
+    from before (the split iteration before that) to the power `power` (other powers were
+    measured: docs/benchmarks.md), highest first, ties in frontier order; biggest first
     without before; todo as it is without sizes."""
     if sizes is None:
         return todo
