@@ -1,32 +1,26 @@
 """Names, builds and loads the table files of a data directory."""
 from __future__ import annotations
 
-import shutil
-import sys
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from . import proof, zeroaware
-from .additive import build_pattern, build_regions, bytes_needed
+from .additive import build_pattern, build_regions
 from .attrs import is_packed, stored_size
 from .attrs import is_zero_aware as store_zero_aware
-from .datadir import available_memory
-from .errors import WriteError, TableError
+from .buildcheck import build_lock, check_exact_build, check_pattern_build, check_writable
+from .errors import TableError
 from .exact import (
     MAX_EXACT_CELLS,
     UNREACHED,
     build_exact,
-    check_exact_size,
     histogram,
     histogram_mean,
     table_size,
 )
 from .frame import Frame
-from .locks import exclusive
 from .mapping import map_tables
 from .nibbles import DECODING, ENCODING, goal_md, nibble_histogram, pack
 from .nibbles import entry as nibble_entry
@@ -60,69 +54,6 @@ def exact_expect(frame: Frame) -> dict[str, Any]:
         "goal": str(frame.canonical_goal),
         "entries": table_size(frame.shape.n),
     }
-
-
-def check_memory(needed: int, what: str) -> None:
-    free = available_memory()
-    if free >= 0 and needed > free:
-        raise TableError(
-            f"building {what} needs about {needed / 2**30:.2f} GiB but only {free / 2**30:.2f} GiB is available"
-        )
-
-
-def check_writable(data_dir: Path, needed: int, what: str) -> None:
-    """Before a build: the directory can be made, written to, and has room for the table,
-    so a long build never ends in a traceback with its work thrown away (WriteError, a
-    TableError: a caller may build in memory instead)."""
-    data_dir = Path(data_dir)
-    if data_dir.exists() and not data_dir.is_dir():
-        raise WriteError(f"cannot write {what}: {data_dir} is not a directory")
-    try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=data_dir):  # a unique name: builds in two threads do not collide
-            pass
-    except OSError as e:
-        raise WriteError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
-    free = shutil.disk_usage(data_dir).free
-    if needed + DISK_MARGIN > free:
-        raise WriteError(f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
-                         f"{data_dir} has {_mib(free)} free")
-
-
-DISK_MARGIN = 16 << 20  # bytes a build leaves free beside its table (the HDF5 file's own overhead and more)
-
-
-def _mib(n: int) -> str:
-    """Bytes in MiB, with a decimal below 10 (a 3x3 table is 0.4 MiB, not 0)."""
-    return f"{n / 2**20:,.1f} MiB" if n < 10 << 20 else f"{n / 2**20:,.0f} MiB"
-
-
-@contextmanager
-def build_lock(path: Path, progress: bool) -> Iterator[bool]:
-    """One build of a table at a time: a second build of it waits for the first, and is
-    told (True) when the table was written meanwhile, so it need not build it again."""
-    before = path.stat().st_mtime_ns if path.exists() else None
-    say = (lambda: print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)) \
-        if progress else (lambda: None)
-    with exclusive(path.parent / f".{path.name}.lock", say):
-        built = path.exists() and path.stat().st_mtime_ns != before
-        if built and progress:
-            print(f"another build wrote {path.name} meanwhile: using it", file=sys.stderr, flush=True)
-        yield built
-
-
-def exact_build_cost(frame: Frame) -> tuple[int, int]:
-    """(bytes on disk, bytes of memory) of building frame's exact table."""
-    size = table_size(frame.shape.n)
-    return size, int(size * 2.5)
-
-
-def check_exact_build(frame: Frame, data_dir: Path) -> None:
-    """Refuse, before anything is said or done, an exact build that cannot be done here."""
-    check_exact_size(frame)
-    disk, memory = exact_build_cost(frame)
-    check_memory(memory, f"the exact {frame.shape} table")
-    check_writable(data_dir, disk, f"the exact {frame.shape} table")
 
 
 def build_exact_file(frame: Frame, data_dir: Path, progress: bool = False) -> Path:
@@ -265,16 +196,6 @@ def pattern_expect(frame: Frame, tiles: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
-def build_memory(n: int, tiles: tuple[int, ...]) -> int:
-    """About the most memory building a group's table on n cells takes: the search's
-    arrays, and for a zero-aware table what its encoding adds while they are kept."""
-    k = len(pattern_tiles(tiles))
-    need = bytes_needed(n, k) + (64 << 20)
-    if is_zero_aware(tiles):
-        need += zeroaware.encoding_bytes(n, k, num_placements(n, k))
-    return need
-
-
 def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, progress: bool = False,
                        packed: bool = True) -> Path:
     """Build one group's table and write it atomically (in 4 bits an entry where it fits,
@@ -285,17 +206,6 @@ def build_pattern_file(frame: Frame, tiles: tuple[int, ...], data_dir: Path, pro
         if not built_meanwhile:
             _write_pattern(frame, tiles, path, progress, packed)
     return path
-
-
-def check_pattern_build(frame: Frame, tiles: tuple[int, ...], data_dir: Path) -> None:
-    """Refuse, before anything is said or done, a group's build that cannot be done here
-    (its memory, its room on disk)."""
-    n, k = frame.shape.n, len(pattern_tiles(tiles))
-    size = num_placements(n, k) // 2
-    if is_zero_aware(tiles):
-        size = zeroaware.max_stored_bytes(n, k, num_placements(n, k))
-    check_memory(build_memory(n, tiles), f"the table of tiles {group_label(tiles)}")
-    check_writable(data_dir, size, f"the table of tiles {group_label(tiles)}")
 
 
 def _write_pattern(frame: Frame, tiles: tuple[int, ...], path: Path, progress: bool, packed: bool) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from patterndb import Shape, make_goal, scramble
-from patterndb.catalog import check_writable
+from patterndb.buildcheck import check_writable
 from patterndb.errors import TableError
 from patterndb.exact import build_exact
 from patterndb.frame import Frame

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from patterndb import BoardError, Frame, TableError, make_goal
 from patterndb.attrs import check_attrs
-from patterndb.catalog import build_exact_file, check_exact_build, exact_path, pattern_expect
+from patterndb.buildcheck import check_exact_build
+from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.errors import WriteError
 from patterndb.exact import build_exact
 from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition,

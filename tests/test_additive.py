@@ -114,16 +114,16 @@ def test_15puzzle_7_8_maxima(tmp_path):
 def test_a_7_tile_zero_aware_5x5_table_is_built_in_under_20_gb():
     """A 5x5 7-tile zero-aware build (2.42e9 placements) fits this 24 GB machine: 5-byte
     words, a byte of distance, and the encoding's codes and table (measured: docs/benchmarks.md)."""
-    from patterndb.catalog import build_memory
+    from patterndb.buildcheck import build_memory
 
     need = build_memory(25, (0, 1, 2, 5, 6, 7, 11, 12))
     assert 6 * num_placements(25, 7) < need < 20e9
 
 
 def test_refuses_to_build_what_does_not_fit(tmp_path, monkeypatch):
-    import patterndb.catalog as catalog
+    import patterndb.buildcheck as buildcheck
 
-    monkeypatch.setattr(catalog, "available_memory", lambda: 100 << 20)
+    monkeypatch.setattr(buildcheck, "available_memory", lambda: 100 << 20)
     f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     with pytest.raises(Exception, match=r"needs about 1\.5\d GiB but only 0\.10 GiB is available"):
         build_pattern_file(f, tuple(range(8, 16)), tmp_path)

@@ -71,7 +71,9 @@ def test_an_overlong_line_is_refused_before_it_costs_memory(tmp_path):
     """A 10 MB line took 900 MB of memory to be refused as a board."""
     f = tmp_path / "long.txt"
     f.write_text("1 " * 5_000_000 + "\nnot a board either\n")  # (nothing to solve: no table is built)
-    for cmd, said in (([str(BIN / "solver"), "solve", "--file", str(f)], "a line of more than 8,192 bytes"),
+    # (-a astar: no search kernels are loaded up front, whose compiling would be the peak)
+    for cmd, said in (([str(BIN / "solver"), "solve", "--file", str(f), "-a", "astar", "-H", "manhattan"],
+                       "a line of more than 8,192 bytes"),
                       ([str(BIN / "solver"), "solve", "-"], "no board is longer than 4,096")):
         out = tmp_path / "out"
         # posix_spawn, not fork: a forked child's peak memory counts the test process's own
@@ -240,7 +242,7 @@ def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
 def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tmp_path, monkeypatch):
     """It failed (exit 3) though its exact table builds in memory in under a second. (Root may
     write anywhere, so the write check is made to fail as on a read-only mount.)"""
-    from patterndb import catalog
+    from patterndb import buildcheck
     from patterndb.errors import WriteError
     from solver import solve
 
@@ -249,7 +251,7 @@ def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tm
     def refuse(data_dir, needed, what):
         raise WriteError(f"cannot write {what}: cannot write to {data_dir} (Read-only file system)")
 
-    monkeypatch.setattr(catalog, "check_writable", refuse)
+    monkeypatch.setattr(buildcheck, "check_writable", refuse)
     logs = []
     sol = solve("8672543_1", data_dir=ro, log=logs.append)
     assert sol.length == 31 and sol.optimal and any("in memory for this run" in m for m in logs), logs
