@@ -56,8 +56,6 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
         if saved in names:  # resumed: the heuristic that won the race before
             h, problem = problems[names.index(saved)]
             racing = False
-    if control.checkpoint is not None and racing:
-        Checkpoint(control.checkpoint, {}).check_writable()
     out = None
     # The time-out stops the kernels themselves when it comes (they read the stop flag every
     # few thousand nodes): the driver looks at the clock only between kernel calls, and a
