@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv (if missing), install the project with its test extras, and compile the
+# Create .venv (if missing), install the project with its test, cluster, plot and web extras
+# (and Playwright, which the page's browser tests drive Chromium with), and compile the
 # IDA* kernels ahead of time (solver compile: about a minute on 2 cores, once per checkout, so
 # that solve starts without importing numba).
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 echo "installing the project and its test extras into .venv..." >&2
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster,plot]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster,plot,web,browser]'
 # An editable install leaves the project's bytecode to its first run, which writes it only where
 # Python may (not under PYTHONDONTWRITEBYTECODE, nor in a read-only checkout): every command would
 # then compile about 60 modules from source, 0.06-0.07 s of each command's start-up.

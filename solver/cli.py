@@ -11,6 +11,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click  # noqa: E402 (after the setting above)
 
 from .cli_solve import solve  # noqa: E402
+from .cli_serve import serve  # noqa: E402
 from .cli_tools import compile_cmd, distance, plot_cmd, random_cmd, scramble_cmd, show  # noqa: E402
 
 
@@ -20,7 +21,7 @@ def main() -> None:
     """Solve sliding-tile puzzles optimally, or with the classic algorithms."""
 
 
-for command in (solve, plot_cmd, show, distance, scramble_cmd, random_cmd, compile_cmd):
+for command in (solve, plot_cmd, show, distance, scramble_cmd, random_cmd, compile_cmd, serve):
     main.add_command(command)
 
 

@@ -19,6 +19,7 @@ from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
 from .checkpoint import SAVE_INTERVAL
+from .heuristic_choice import HEURISTICS
 from .cli_batch import solve_file
 from .cli_common import (
     EXIT_CLUSTER,
@@ -38,7 +39,6 @@ from .search import ALGORITHMS
 from .signals import stop_on_signals
 from .solution import ClusterError, NodeLimitReached, SearchStopped, Solution
 
-HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")
 MAX_JOBS = 1024  # threads: more than any machine we know of has cores, far fewer than would exhaust memory
 
 

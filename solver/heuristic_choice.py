@@ -21,6 +21,7 @@ from .heuristics import Heuristic
 from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .plan import Log, Options
 
+HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")  # what a plan may be asked for by name
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 
 

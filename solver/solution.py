@@ -61,6 +61,7 @@ STOP_REASONS = {
     "timeout": "stopped at its time limit",
     "interrupted": "interrupted",
     "terminated": "terminated",
+    "stopped": "stopped by its user",  # the page's stop button (solver serve)
 }
 
 

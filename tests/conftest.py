@@ -63,6 +63,19 @@ def run(data_dir):
     return _run
 
 
+@pytest.fixture(scope="session")
+def web_server(pdb_dir, tmp_path_factory):
+    """`solver serve` on a data directory of links to pdb_dir's tables (tests/web_server.py)."""
+    from .web_server import start_server, stop_server
+
+    data = tmp_path_factory.mktemp("web-data")
+    for f in pdb_dir.glob("*.h5"):
+        os.link(f, data / f.name)
+    server = start_server(data)
+    yield server
+    stop_server(server)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -69,6 +69,21 @@ def test_the_wheel_runs_outside_the_checkout_and_keeps_tables_in_the_users_data_
     assert run(installed, "pdb", "--version").stdout.split()[-1] == __import__("patterndb").__version__
 
 
+def test_the_installed_package_serves_its_page(installed):
+    """The page's files travel in the wheel (package data), and the page answers from the installed package."""
+    code = ("import json, subprocess, sys, time, urllib.request\n"
+            "p = subprocess.Popen(['solver', 'serve', '--port', '0'], stderr=subprocess.PIPE, text=True)\n"
+            "url = p.stderr.readline().split()[1]\n"
+            "try:\n"
+            "    page = urllib.request.urlopen(url, timeout=30).read().decode()\n"
+            "    script = urllib.request.urlopen(url + 'static/app.js', timeout=30).read().decode()\n"
+            "    print('solve' in page and 'getReader' in script, url)\n"
+            "finally:\n"
+            "    p.terminate()\n")
+    served = run(installed, "python", "-c", code)
+    assert served.returncode == 0 and served.stdout.startswith("True http://127.0.0.1:"), served
+
+
 def test_the_installed_package_finds_compiled_kernels_by_their_key(installed):
     """The key is over the sources, not where they lie: kernels compiled for this checkout serve
     the same sources installed elsewhere (here through PATTERNDB_AOT)."""
