@@ -1,5 +1,5 @@
 """The `solver` command: solve (cli_solve, cli_batch), and show, plot, distance, scramble, random,
-compile (cli_tools), on the helpers they share (cli_common)."""
+compile (cli_tools), serve (cli_serve), on the helpers they share (cli_common)."""
 from __future__ import annotations
 
 import os

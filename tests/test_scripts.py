@@ -24,7 +24,7 @@ def test_scripts_holds_only_the_tools_the_docs_name():
     """No experiments: every file is a tool a user or CI runs, and each is tested here."""
     tools = {"setup.sh", "demo.sh", "test.sh", "bench_korf100.py", "bench_korf24.py", "bench_whole.py",
              "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py",
-             "damage_trials.py"}
+             "damage_trials.py", "bench_page.py"}
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
 
@@ -45,6 +45,15 @@ def test_bench_korf100_solves_its_boards_and_checks_their_lengths(pdb_dir, tmp_p
     wrong.write_text("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 59\n")
     r = run(*PY, "scripts/bench_korf100.py", "--pattern", "5-5-5", "--file", str(wrong), "--data-dir", str(pdb_dir))
     assert r.returncode == 1, r.stdout + r.stderr
+
+
+def test_bench_page_times_the_page_in_a_browser(pdb_dir):
+    if os.environ.get("PATTERNDB_NO_BROWSER") == "1":
+        pytest.skip("PATTERNDB_NO_BROWSER=1: no browser here")
+    r = run(*PY, "scripts/bench_page.py", "--pattern", "5-5-5", "--boards", "2", "--loads", "2", "--data-dir", str(pdb_dir))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "page load: median" in r.stdout and "solve, click to answer (5-5-5): median" in r.stdout
+    assert [ln.split()[:2] for ln in r.stdout.splitlines()[1:3]] == [["1", "57"], ["2", "55"]]
 
 
 def test_bench_korf24_takes_lines_or_a_random_sample(pdb_dir):

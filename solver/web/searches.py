@@ -29,7 +29,8 @@ PROGRESS_EVERY = 0.2  # seconds between two progress events of one search
 STORED_NODES = 2_000_000  # best-first searches keep every node: this many is about 0.5 GB
 COMPARE_NODES = 1_000_000  # each row of the compare view stops here (the slow ones show it)
 COMPARE_SECONDS = 10.0
-WARM_BOARD = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 _ 15"  # one move from the goal
+WARM_BOARDS = {"blank-last": "1 2 3 4 5 6 7 8 9 10 11 12 13 14 _ 15",  # one move from each goal
+               "blank-first": "1 _ 2 3 4 5 6 7 8 9 10 11 12 13 14 15"}
 COMPARE_ROWS = (("bfs", None), ("astar", "misplaced"), ("astar", "manhattan"), ("astar", "linear-conflict"),
                 ("wastar", "manhattan"), ("greedy", "manhattan"), ("iddfs", None), ("idastar", "manhattan"),
                 ("idastar", "linear-conflict"), ("table", None))
@@ -106,14 +107,16 @@ class Searches:
             flag.request("stopped")
 
     def warm(self) -> None:
-        """Solve a short 15-puzzle once with the default plan, so that the first board a user
-        solves does not wait for the kernels to load (numba's, where `solver compile` has not
-        made them) or for its tables to be mapped. Quiet: a failure here is the first solve's."""
-        req = SolveRequest("warm", *prepare(WARM_BOARD, "blank-last"), "blank-last", None, None, None, self.limits.seconds, None)
-        try:
-            run(req.board, self.plan(req.frame, self.options(req, None, None, None, 60.0), lambda _: None))
-        except Exception:  # noqa: BLE001 - the same error reaches the page with its first solve
-            log.debug("warming up failed", exc_info=True)
+        """Solve a one-move 15-puzzle of each goal once with its default plan, so that the first
+        board a user solves does not wait for the kernels to load (or, where `solver compile`
+        has not made them, for numba) or its tables to be mapped. Quiet: a failure here is the
+        first solve's to report."""
+        for goal, board in WARM_BOARDS.items():
+            req = SolveRequest("warm", *prepare(board, goal), goal, None, None, None, self.limits.seconds, None)
+            try:
+                run(req.board, self.plan(req.frame, self.options(req, None, None, None, 60.0), lambda _: None))
+            except Exception:  # noqa: BLE001 - the same error reaches the page with its first solve
+                log.debug("warming up failed", exc_info=True)
 
     def plan(self, frame: Frame, opts: Options, say: Callable[[str], None]) -> Plan:
         """A plan for these options: made once (loading tables) for each shape, goal and choice,
