@@ -109,6 +109,12 @@ lower bound."""
                    "P processes of T threads) (pip install 'patterndb[cluster]').")
 @click.option("--cluster-timeout", type=click.FloatRange(min=0, min_open=True), default=20.0, show_default=True,
               metavar="SECONDS", help="How long to try to reach the --scheduler, and to wait for its first worker.")
+@click.option("--within", type=click.FloatRange(min=1.0), default=None, metavar="R",
+              help="Return sooner a solution proven at most R times the optimal length (e.g. 1.05): weighted A* "
+                   "finds solutions while IDA* raises the proven lower bound; 1.0 is the optimal search.")
+@click.option("--anytime", is_flag=True,
+              help="Print each better solution and higher lower bound as found (stderr); end at the optimum, at "
+                   "--timeout or at Ctrl-C with the best solution and the bound proven so far.")
 @click.option("--quiet", "-q", is_flag=True, help="No live status line or progress bar (a line per IDA* iteration).")
 @click.option("--weight", "-w", type=float, default=2.0, show_default=True, help="Weight of h in wastar.")
 @click.option("--max-nodes", type=click.IntRange(min=1, max=2**62), default=None,
@@ -119,8 +125,8 @@ lower bound."""
 @guarded
 @json_errors
 def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, pattern, pdb_files, no_reflect, prune,
-          jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, cluster_timeout, quiet, weight, max_nodes,
-          show_boards, as_json, data_dir) -> None:
+          jobs, timeout, checkpoint, checkpoint_every, trace, scheduler, cluster_timeout, within, anytime, quiet, weight,
+          max_nodes, show_boards, as_json, data_dir) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
     Long IDA* searches show a status line on a terminal (one line per
@@ -131,6 +137,12 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         raise click.UsageError("--checkpoint and --trace are for one board, not --file")
     if show_boards and (batch_file or as_json):
         raise click.UsageError("--show-boards prints one board's solution as text: not with --file or --json")
+    bounded = anytime or (within is not None and within > 1.0)  # (--within 1.0: the optimal search, as it is)
+    if bounded and (batch_file or checkpoint or trace or scheduler or show_boards):
+        raise click.UsageError("--within and --anytime are for one board, without --checkpoint, --trace, --scheduler "
+                               "or --show-boards")
+    if bounded and algorithm not in (None, "idastar"):
+        raise click.UsageError("--within and --anytime prove their bound with IDA*: not with --algorithm " + algorithm)
     if scheduler is not None:
         from .cluster import (
             check_address,  # before anything is loaded: a bad address is one line, at once
@@ -155,6 +167,14 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
          + (f", raced against {plan.rival.name} (solver.search.race)" if plan.rival is not None else ""))
     if kernel_origin == "jit" and not quiet and aot_wanted():
         err("note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant")
+    if bounded:
+        from .cli_bounded import solve_within
+
+        if plan.algorithm != "idastar":
+            raise click.UsageError(f"--within and --anytime prove their bound with IDA*, and this board would be "
+                                   f"solved by {plan.algorithm}: add --algorithm idastar")
+        solve_within(board_obj, plan, None if anytime else within, as_json, quiet)
+        return
     warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)
     control = Control(listener=status, checkpoint=checkpoint, checkpoint_every=checkpoint_every, log=err,

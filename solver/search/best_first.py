@@ -41,7 +41,7 @@ def _key(board):
     return (lo, hi)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # (it runs beside IDA*'s threads in solver.anytime)
 def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
     """Returns (status, path of blank cells, expanded, generated)."""
     n = board0.size

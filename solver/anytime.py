@@ -1,0 +1,193 @@
+"""A solution with a proven bound on how far it is from optimal, sooner than the optimal one.
+
+Two searches run side by side on the same admissible heuristic:
+
+- the upper bound: weighted A* (solver.search.best_first) with falling weights (3, 2, 1.5,
+  ... 1.02), each run held to a node limit; every solution shorter than the best so far
+  becomes the answer (its moves are replayed to the goal before it is kept);
+- the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
+  iteration with bound b starts only when every path shorter than b has been searched without
+  reaching the goal, so no solution is shorter than b; the first bound is h at the start.
+
+The gap is length / lower bound - 1. The search ends when the gap is at most R - 1 (--within
+R: the answer is then at most R times the optimum, whatever the optimum is), when IDA* finds
+its solution (optimal: gap 0), when a weighted solution meets the lower bound (optimal too),
+or when it is stopped (time-out, Ctrl-C, the page's stop button), with the best solution and
+the bound proven so far. Nothing rests on the weight's own guarantee: the claim is only what
+the two bounds prove."""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from patterndb import Board
+
+from .plan import Control, Plan
+from .search import StopFlag
+from .search.state import Iteration, SearchState
+from .solution import NodeLimitReached, SearchStopped, Solution
+
+WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
+NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
+POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
+
+Update = Callable[[dict], None]
+
+
+@dataclass
+class Bounded:
+    """The best solution found, and what is proven about it."""
+
+    solution: Solution
+    lower_bound: int
+    heuristic: str  # the admissible heuristic that proved the lower bound
+    reason: str  # "optimal", "within" (the asked bound is proven), or why it stopped: "timeout", "interrupted"...
+    updates: list[dict] = field(default_factory=list)  # each better solution or higher bound, as it came
+
+    @property
+    def gap(self) -> float:
+        if self.solution.length == self.lower_bound:
+            return 0.0
+        return self.solution.length / self.lower_bound - 1 if self.lower_bound else float("inf")
+
+    @property
+    def optimal(self) -> bool:
+        return self.solution.length == self.lower_bound
+
+    def to_dict(self) -> dict:
+        return self.solution.to_dict() | {"lower_bound": self.lower_bound, "gap": round(self.gap, 6),
+                                          "optimal": self.optimal, "ended": self.reason, "updates": self.updates}
+
+
+class _Bounds:
+    """The two bounds as the searches raise and lower them (every method is thread-safe)."""
+
+    def __init__(self, on_update: Update | None, start: float) -> None:
+        self.lock = threading.Condition()
+        self.lower = 0
+        self.best: Solution | None = None
+        self.on_update, self.start = on_update, start
+        self.updates: list[dict] = []
+
+    def _tell(self, moves: list[int] | None = None) -> None:
+        event = {"seconds": round(time.perf_counter() - self.start, 4), "lower_bound": self.lower,
+                 "length": None if self.best is None else self.best.length}
+        if moves is not None:  # (a better solution: its tiles, as it came)
+            event["moves"] = moves
+        self.updates.append(event)
+        if self.on_update is not None:
+            self.on_update(event)
+        self.lock.notify_all()
+
+    def raise_lower(self, bound: int) -> None:
+        with self.lock:
+            if bound > self.lower:
+                self.lower = bound
+                self._tell()
+
+    def offer(self, sol: Solution) -> None:
+        with self.lock:
+            if self.best is None or sol.length < self.best.length:
+                self.best = sol
+                self._tell(sol.moves)
+
+
+class _LowerBound:
+    """A Listener of the IDA* driver: each iteration's start proves its bound."""
+
+    def __init__(self, bounds: _Bounds) -> None:
+        self.bounds = bounds
+
+    def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
+        self.bounds.raise_lower(bound)
+
+    def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None:
+        pass
+
+    def iteration_finished(self, state: SearchState, it: Iteration) -> None:
+        pass
+
+
+def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,
+                  on_update: Update | None = None, weights: tuple[float, ...] = WEIGHTS,
+                  nodes: int = NODES) -> Bounded:
+    """The best solution the two searches find before the gap is at most within - 1 (None:
+    before the optimum is proven), or before they are stopped (control.stop, the plan's
+    time-out). Raises SearchStopped only if stopped before any solution was found."""
+    from .api import run  # (api imports the searches this module sits beside)
+
+    if within is not None and not within >= 1.0:
+        raise ValueError(f"--within must be at least 1.0, got {within}")
+    control = control or Control()
+    start = time.perf_counter()
+    bounds = _Bounds(on_update, start)
+    bounds.lower = int(plan.heuristic(plan.frame.to_canonical(board)))  # (admissible: a bound before any search)
+    ida_stop = StopFlag()
+    ida_out: dict = {}
+
+    def lower() -> None:
+        try:
+            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds)))
+        except SearchStopped as e:
+            ida_out["stopped"] = e
+        except BaseException as e:  # noqa: BLE001 - reported by the caller's thread
+            ida_out["error"] = e
+        with bounds.lock:
+            ida_out["done"] = True
+            bounds.lock.notify_all()
+
+    def met() -> str | None:
+        """Why the search may end now (with bounds.lock held), or None."""
+        if "solution" in ida_out:
+            return "optimal"
+        if ida_out.get("done"):
+            return "error" if "error" in ida_out else ida_out["stopped"].reason
+        if control.stop.requested:
+            return control.stop.reason
+        if bounds.best is not None and bounds.lower:
+            if bounds.best.length <= bounds.lower:
+                return "optimal"
+            if within is not None and bounds.best.length <= within * bounds.lower:
+                return "within"
+        return None
+
+    ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
+    ida.start()
+    reason = None
+    try:
+        for w in weights:
+            with bounds.lock:
+                reason = met()
+            if reason is not None:
+                break
+            weighted = dataclasses.replace(plan, algorithm="wastar", rival=None,
+                                           options=dataclasses.replace(plan.options, weight=w, max_nodes=nodes))
+            try:
+                bounds.offer(run(board, weighted))
+            except NodeLimitReached:
+                break  # (a lower weight would need more nodes still)
+        with bounds.lock:
+            while (reason := met()) is None:
+                bounds.lock.wait(POLL)
+    finally:
+        ida_stop.request(reason or "stopped")
+        ida.join()
+    if "error" in ida_out:
+        raise ida_out["error"]
+    if "solution" in ida_out:
+        bounds.offer(ida_out["solution"])
+        bounds.raise_lower(ida_out["solution"].length)
+    if bounds.best is None:
+        raise ida_out["stopped"]
+    best = bounds.best
+    proven = bounds.lower
+    result = Bounded(best, proven, plan.heuristic.name, "optimal" if best.length == proven else reason, bounds.updates)
+    best.optimal = result.optimal
+    if best is not ida_out.get("solution"):
+        best.proof = (f"weighted A* found it; IDA* with admissible {plan.heuristic.name} proved no solution "
+                      f"is shorter than {proven}")
+    best.seconds = time.perf_counter() - start
+    return result

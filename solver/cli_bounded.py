@@ -1,0 +1,61 @@
+"""`solver solve --within R` and `--anytime`: a solution with a proven bound (solver.anytime),
+its progress on stderr, and the answer with its lower bound and gap."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from patterndb import Board
+
+from .anytime import Bounded, solve_bounded
+from .cli_common import EXIT_STOPPED, err, process_seconds
+from .plan import Control, Plan
+from .signals import stop_on_signals
+from .solution import SearchStopped
+
+
+def verdict(result: Bounded) -> str:
+    sol = result.solution
+    if result.optimal:
+        return f"optimal ({sol.proof})"
+    return (f"within {100 * result.gap:.1f}% of optimal: no solution is shorter than {result.lower_bound} "
+            f"(lower bound proven by IDA* with admissible {result.heuristic})")
+
+
+def solve_within(board: Board, plan: Plan, within: float | None, as_json: bool, quiet: bool) -> None:
+    """Search, print what was found and proven, and exit: 0 when the asked bound (or, for
+    --anytime, the optimum) is proven; else the stopped search's status, the best solution
+    found and its bound printed all the same."""
+    def update(event: dict) -> None:
+        if quiet or event["length"] is None:
+            return
+        gap = event["length"] / event["lower_bound"] - 1 if event["lower_bound"] else float("inf")
+        line = (f"{event['seconds']:7.2f}s  length {event['length']}  no solution shorter than "
+                f"{event['lower_bound']}  gap {100 * gap:.1f}%")
+        if "moves" in event:
+            line += "  tiles: " + " ".join(map(str, event["moves"]))
+        err(line)
+
+    control = Control()
+    try:
+        with stop_on_signals(control.stop.request):
+            result = solve_bounded(board, plan, within, control, update)
+    except SearchStopped as e:  # (stopped before any solution)
+        if as_json:
+            click.echo(json.dumps(e.to_dict() | {"board": str(board), "goal": str(plan.frame.goal)}))
+        err(str(e))
+        sys.exit(EXIT_STOPPED.get(e.reason, 4))
+    sol = result.solution
+    if as_json:
+        click.echo(json.dumps(result.to_dict() | {"within": within, "process_seconds": process_seconds()}))
+    else:
+        click.echo(f"length: {sol.length}  {verdict(result)}")
+        click.echo("tiles:  " + " ".join(str(t) for t in sol.moves))
+        click.echo("blank:  " + sol.directions)
+        click.echo(f"lower bound: {result.lower_bound}  gap: {100 * result.gap:.1f}%  ({result.reason}, "
+                   f"{sol.seconds:.3f}s)")
+    if result.reason not in ("optimal", "within"):
+        err(f"stopped ({result.reason}) with the best solution found and the bound proven so far")
+        sys.exit(EXIT_STOPPED.get(result.reason, 4))

@@ -1,0 +1,129 @@
+"""Answers with a proven bound (solver.anytime, `solve --within R`, `--anytime`), checked
+against plain BFS distances on boards small enough to enumerate: an answer within R is at most
+R times the distance, every lower bound claimed is at most the distance, every solution
+replays to the goal, and "optimal" is said only of the distance itself."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from patterndb import Shape, make_goal, random_board
+from solver.anytime import solve_bounded
+from solver.api import Control, Options, make_plan, prepare
+
+from .naive import bfs_distances, replay
+
+SHAPES = [(2, 3), (2, 4), (3, 3)]
+
+
+@pytest.fixture(scope="module")
+def distances():
+    return {(r, c): bfs_distances(tuple(make_goal(Shape(r, c), "blank-last").tiles.tolist()), r, c) for r, c in SHAPES}
+
+
+def boards(rows: int, cols: int, n: int, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    shape = Shape(rows, cols)
+    return [" ".join(map(str, random_board(shape, make_goal(shape, "blank-last"), rng).tiles)) for _ in range(n)]
+
+
+def plan_for(board: str, rows: int, cols: int, heuristic: str = "manhattan"):
+    b, frame = prepare(board, "blank-last", rows, cols)
+    return b, make_plan(frame, Options(algorithm="idastar", heuristic=heuristic, jobs=1))
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES)
+@pytest.mark.parametrize("within", [1.02, 1.1, 1.3, 2.0])
+def test_an_answer_within_r_is_at_most_r_times_the_distance(distances, rows, cols, within):
+    for board in boards(rows, cols, 6, seed=rows * 10 + cols):
+        b, plan = plan_for(board, rows, cols)
+        d = distances[(rows, cols)][tuple(b.tiles.tolist())]
+        result = solve_bounded(b, plan, within)
+        sol = result.solution
+        assert sol.length <= within * d + 1e-9 and result.lower_bound <= d <= sol.length
+        assert sol.length <= within * result.lower_bound + 1e-9  # (what it claims, it proves)
+        assert replay(tuple(b.tiles.tolist()), sol.moves, rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+        assert sol.optimal == result.optimal and (not result.optimal or sol.length == d)
+        assert result.reason in ("within", "optimal")
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES)
+def test_the_anytime_search_ends_at_the_optimum_and_never_claims_too_much(distances, rows, cols):
+    for board in boards(rows, cols, 6, seed=rows + cols):
+        b, plan = plan_for(board, rows, cols, "misplaced")  # (a weak heuristic: the bounds meet late)
+        d = distances[(rows, cols)][tuple(b.tiles.tolist())]
+        seen = []
+        result = solve_bounded(b, plan, None, on_update=seen.append)
+        assert result.optimal and result.solution.length == d and result.lower_bound == d and result.gap == 0
+        lengths = [e["length"] for e in seen if e["length"] is not None]
+        assert lengths == sorted(lengths, reverse=True)
+        assert [e["lower_bound"] for e in seen] == sorted(e["lower_bound"] for e in seen)
+        for e in seen:
+            assert e["lower_bound"] <= d
+            if "moves" in e:
+                assert len(e["moves"]) == e["length"] >= d
+                assert replay(tuple(b.tiles.tolist()), e["moves"], rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+
+
+def test_a_stop_returns_the_best_so_far_with_its_bound(distances):
+    board = "8 6 7 2 5 4 3 _ 1"
+    b, plan = plan_for(board, 3, 3, "misplaced")
+    control = Control()
+    seen = []
+
+    def stop_at_first_solution(event: dict) -> None:
+        seen.append(event)
+        if event["length"] is not None:
+            control.stop.request("interrupted")
+
+    result = solve_bounded(b, plan, None, control, stop_at_first_solution, weights=(3.0,))
+    d = distances[(3, 3)][tuple(b.tiles.tolist())]
+    assert result.reason in ("interrupted", "optimal") and result.lower_bound <= d <= result.solution.length
+
+
+def test_within_r_must_be_at_least_one():
+    b, plan = plan_for("8 6 7 2 5 4 3 _ 1", 3, 3)
+    with pytest.raises(ValueError, match="at least 1.0"):
+        solve_bounded(b, plan, 0.9)
+
+
+def solve(*args: str):
+    return subprocess.run([sys.executable, "-m", "solver.cli", "solve", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_command_prints_the_bound_and_the_gap():
+    r = solve("8672543_1", "--within", "1.5", "-H", "manhattan", "--algorithm", "idastar")
+    assert r.returncode == 0, r.stderr
+    first, last = r.stdout.splitlines()[0], r.stdout.splitlines()[-1]
+    length = int(first.split()[1])
+    bound = int(last.split()[2])
+    assert 31 <= length <= 1.5 * bound and bound <= 31 and "gap:" in last
+    j = solve("8672543_1", "--anytime", "-H", "manhattan", "--algorithm", "idastar", "--json")
+    out = json.loads(j.stdout)
+    assert j.returncode == 0 and (out["length"], out["lower_bound"], out["gap"], out["optimal"]) == (31, 31, 0, True)
+    assert out["updates"][-1]["lower_bound"] == 31
+
+
+def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
+    korf = ["14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15"]
+    for board in korf:
+        common = [board, "--goal", "blank-first", "--pattern", "5-5-5", "--data-dir", str(pdb_dir), "--json", "-j", "1"]
+        plain, within = json.loads(solve(*common).stdout), json.loads(solve(*common, "--within", "1.0").stdout)
+        for key in ("length", "optimal", "nodes_expanded", "nodes_generated", "moves"):
+            assert plain[key] == within[key]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["8672543_1", "--within", "0.5"], "0.5 is not in the range x>=1.0"),
+    (["8672543_1", "--within", "1.2", "--algorithm", "astar"], "--within and --anytime prove their bound with IDA*"),
+    (["8672543_1", "--anytime"], "this board would be solved by table: add --algorithm idastar"),
+    (["--file", "-", "--anytime"], "--within and --anytime are for one board"),
+])
+def test_what_the_bounded_search_does_not_take_is_one_line(args, message):
+    r = solve(*args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
