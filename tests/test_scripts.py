@@ -24,7 +24,7 @@ def test_scripts_holds_only_the_tools_the_docs_name():
     """No experiments: every file is a tool a user or CI runs, and each is tested here."""
     tools = {"setup.sh", "demo.sh", "test.sh", "bench_korf100.py", "bench_korf24.py", "bench_whole.py",
              "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py",
-             "damage_trials.py", "bench_page.py"}
+             "damage_trials.py", "bench_page.py", "bench_within.py"}
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
 
@@ -54,6 +54,15 @@ def test_bench_page_times_the_page_in_a_browser(pdb_dir):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "page load: median" in r.stdout and "solve, click to answer (5-5-5): median" in r.stdout
     assert [ln.split()[:2] for ln in r.stdout.splitlines()[1:3]] == [["1", "57"], ["2", "55"]]
+
+
+def test_bench_within_checks_each_bound(pdb_dir):
+    common = ["--pattern", "5-5-5", "--data-dir", str(pdb_dir), "--within", "1.1", "--timeout", "60", "-j", "2"]
+    r = run(*PY, "scripts/bench_within.py", "--file", "data/korf100.txt", "1", "2", *common)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "within 1.1 proven in 60 s: 2 of 2 boards" in r.stdout
+    r = run(*PY, "scripts/bench_within.py", "--size", "4", "--random", "2", "--seed", "3", *common)
+    assert r.returncode == 0 and "gap: median" in r.stdout, r.stdout + r.stderr
 
 
 def test_bench_korf24_takes_lines_or_a_random_sample(pdb_dir):
