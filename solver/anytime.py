@@ -3,8 +3,9 @@
 Two searches run side by side on the same admissible heuristic:
 
 - the upper bound: weighted A* (solver.search.best_first) with falling weights (3, 2, 1.5,
-  ... 1.02), each run held to a node limit; every solution shorter than the best so far
-  becomes the answer (its moves are replayed to the goal before it is kept);
+  ... 1.02), each run held to a node limit, until one reaches it (greedy search then, if
+  none has found a solution yet); every solution shorter than the best so far becomes the
+  answer (its moves are replayed to the goal before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
@@ -168,6 +169,12 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             try:
                 bounds.offer(run(board, weighted))
             except NodeLimitReached:
+                if bounds.best is None:  # (a weak heuristic: greedy search still finds one)
+                    greedy = dataclasses.replace(weighted, algorithm="greedy")
+                    try:
+                        bounds.offer(run(board, greedy))
+                    except NodeLimitReached:
+                        pass
                 break  # (a lower weight would need more nodes still)
         with bounds.lock:
             while (reason := met()) is None:

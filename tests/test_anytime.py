@@ -127,3 +127,11 @@ def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
 def test_what_the_bounded_search_does_not_take_is_one_line(args, message):
     r = solve(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_node_limits_that_stop_every_weighted_run_still_give_a_bounded_answer(distances):
+    """Weighted A* and greedy search held to 50 nodes: the answer then comes from IDA*, still within its bound."""
+    b, plan = plan_for("8 6 7 2 5 4 3 _ 1", 3, 3, "misplaced")
+    result = solve_bounded(b, plan, 2.0, nodes=50)
+    d = distances[(3, 3)][tuple(b.tiles.tolist())]
+    assert result.lower_bound <= d <= result.solution.length <= 2.0 * result.lower_bound

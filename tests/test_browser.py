@@ -163,6 +163,17 @@ def test_the_compare_view_fills_in(page):
     shot(page, "compare")
 
 
+def test_an_answer_within_10_percent_shows_its_bound_and_gap(page):
+    set_board(page, KORF_1, "blank-first")
+    page.select_option("#answer", "1.1")
+    page.click("#solve")
+    page.wait_for_selector("#result[data-gap]", timeout=60000)
+    length, bound = int(page.get_attribute("#result", "data-length")), int(page.get_attribute("#result", "data-bound"))
+    assert bound <= 57 <= length <= 1.1 * bound
+    assert f"no solution is shorter than {bound}" in page.text_content("#result")
+    shot(page, "within")
+
+
 def test_a_15_puzzle_with_tables_answers_quickly(page):
     set_board(page, KORF_1, "blank-first")
     page.wait_for_function(f"document.querySelector('#board').dataset.tiles === '{KORF_1}'")

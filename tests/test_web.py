@@ -86,6 +86,30 @@ def test_two_goals_of_one_shape_each_get_their_own_answer(web_server):
     assert first[-1]["optimal"] and first[0]["heuristic"].startswith("pdb 5-5-5")
 
 
+def test_an_answer_with_a_proven_bound(web_server):
+    events = web_server.events("/api/solve", {"client": "within", "board": KORF_1, "goal": "blank-first",
+                                              "pattern": "5-5-5", "within": 1.1})
+    sol = events[-1]
+    assert sol["event"] == "solution" and sol["lower_bound"] <= 57 <= sol["length"]
+    assert sol["length"] <= 1.1 * sol["lower_bound"] and sol["gap"] == pytest.approx(sol["length"] / sol["lower_bound"] - 1)
+    assert sol["optimal"] == (sol["length"] == sol["lower_bound"]) and sol["ended"] in ("within", "optimal")
+    bounded = [e for e in events if e["event"] == "bounded"]
+    assert bounded and all(e["lower_bound"] <= 57 for e in bounded)
+
+
+def test_an_anytime_search_stopped_keeps_its_best_solution(web_server):
+    conn = http.client.HTTPConnection(web_server.host, web_server.port, timeout=60)
+    body = {"client": "anytime", "board": KORF_1, "goal": "blank-first", "heuristic": "manhattan", "anytime": True}
+    conn.request("POST", "/api/solve", json.dumps(body), {"Content-Type": "application/json"})
+    res = conn.getresponse()
+    while (event := json.loads(res.readline()))["event"] != "bounded" or event["length"] is None:
+        pass  # (until the first solution)
+    assert web_server.post("/api/stop", {"client": "anytime"}) == (200, {"stopped": True})
+    sol = rest(res)[-1]
+    assert sol["event"] == "solution" and sol["ended"] == "stopped" and sol["lower_bound"] <= 57 <= sol["length"]
+    assert not sol["optimal"] or sol["length"] == 57
+
+
 def long_search(server, client: str, running: bool = True, **extra) -> http.client.HTTPResponse:
     """Start a search that runs for minutes (Korf's #1 with misplaced tiles), read to its first progress
     event when running (else to its start)."""
@@ -197,6 +221,14 @@ BAD = [  # (method, path, body, headers, status, the start of the message)
      "unknown algorithm 'rm -rf'"),
     ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "pattern": "../../etc/passwd"}), None, 400,
      "no partition is named '../../etc/passwd'"),
+    ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "within": 0.5}), None, 400,
+     "within must be from 1 to 10"),
+    ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "within": "x"}), None, 400,
+     "within must be a number"),
+    ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "anytime": 1}), None, 400,
+     "anytime must be true or false"),
+    ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "anytime": True, "algorithm": "astar"}),
+     None, 400, "an answer with a proven bound is searched with IDA*"),
     ("POST", "/api/random", json.dumps({"rows": 6, "cols": 6}), None, 400, "a board is 2 to 6 rows and columns of at most 25"),
     ("POST", "/api/random", json.dumps({"moves": 10**7}), None, 400, "a scramble is 0 to 1,000 moves"),
     ("POST", "/api/stop", json.dumps({}), None, 400, "a request names its client"),

@@ -21,6 +21,7 @@ PATTERN = re.compile(r"[A-Za-z0-9,+|-]{1,64}")  # a partition's name: no path ca
 GOALS = ("blank-last", "blank-first")
 COMPARE_CELLS = 12  # the compare view: boards of at most this many cells (3x3, 2x4, 3x4 ...)
 SCRAMBLE_MOVES = 1000
+MAX_WITHIN = 10.0
 
 
 class RequestError(ValueError):
@@ -51,6 +52,8 @@ class SolveRequest:
     pattern: str | None
     timeout: float
     max_nodes: int | None
+    within: float | None = None  # a solution proven at most this times the optimum (solver.anytime)
+    anytime: bool = False  # better solutions and bounds until the optimum or a stop
 
 
 def _field(body: dict, name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
@@ -64,6 +67,8 @@ def _field(body: dict, name: str, kind: type | tuple[type, ...], default: Any = 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
+    if float in kinds:
+        return "a number"
     return " or ".join({str: "a string", int: "a whole number", float: "a number", dict: "an object"}[k]
                        for k in kinds)
 
@@ -119,7 +124,17 @@ def solve_request(body: dict, limits: Limits) -> SolveRequest:
         raise RequestError(f"the node limit must be from 1 to {limits.nodes:,} on this server, got {nodes:,}")
     algorithm = _choice(body, "algorithm", ALGORITHMS)
     heuristic = _choice(body, "heuristic", HEURISTICS)
-    return SolveRequest(client, board, frame, goal, algorithm, heuristic, pattern, float(timeout), nodes)
+    within = _field(body, "within", (int, float))
+    if within is not None and not (math.isfinite(within) and 1 <= within <= MAX_WITHIN):
+        raise RequestError(f"within must be from 1 to {MAX_WITHIN:g}, got {within!r}")
+    anytime = body.get("anytime", False)
+    if not isinstance(anytime, bool):
+        raise RequestError(f"anytime must be true or false, got {type(anytime).__name__}")
+    if (anytime or within is not None) and algorithm not in (None, "idastar"):
+        raise RequestError("an answer with a proven bound is searched with IDA* and weighted A*: choose the "
+                           "best available algorithm or IDA*")
+    return SolveRequest(client, board, frame, goal, algorithm, heuristic, pattern, float(timeout), nodes,
+                        None if within is None else float(within), anytime)
 
 
 def random_request(body: dict) -> tuple[int, int, str, int | None]:

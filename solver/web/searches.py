@@ -16,6 +16,7 @@ from pathlib import Path
 from patterndb import Frame, PuzzleError
 from patterndb.datadir import resolve_data_dir
 
+from ..anytime import solve_bounded
 from ..api import make_plan, prepare, run
 from ..heuristic_choice import exact_available
 from ..plan import Control, Options, Plan
@@ -146,8 +147,11 @@ class Searches:
             plan = self.plan(req.frame, opts, lambda line: emit({"event": "note", "message": line}))
             emit({"event": "start", "algorithm": plan.algorithm, "heuristic": plan.heuristic.name,
                   "tables": [t.split(":")[0] for t in plan.heuristic.tables], "load_seconds": plan.load_seconds})
-            sol = run(req.board, plan, Control(stop=stop, listener=Progress(emit)))
-            final = {"event": "solution"} | sol.to_dict()
+            if (req.within is not None and req.within > 1.0) or req.anytime:
+                final = self._bounded(req, plan, stop, emit)
+            else:
+                sol = run(req.board, plan, Control(stop=stop, listener=Progress(emit)))
+                final = {"event": "solution"} | sol.to_dict()
         except SearchStopped as e:
             final = {"event": "stopped", "message": str(e)} | e.to_dict()
         except (PuzzleError, RuntimeError) as e:
@@ -158,6 +162,15 @@ class Searches:
         finally:
             self.end(req.client)  # (before the last event: a page that reads it may start its next search at once)
             emit(final)
+
+    @staticmethod
+    def _bounded(req: SolveRequest, plan: Plan, stop: StopFlag, emit: Emit) -> dict:
+        """The answer with a proven bound (solver.anytime), each better solution or bound an event."""
+        if plan.algorithm != "idastar":  # (a small board's exact table: the optimum at once)
+            return {"event": "solution"} | run(req.board, plan).to_dict()
+        result = solve_bounded(req.board, plan, None if req.anytime else req.within, Control(stop=stop),
+                               lambda e: emit({"event": "bounded"} | {k: v for k, v in e.items() if k != "moves"}))
+        return {"event": "solution"} | result.to_dict()
 
     def compare(self, req: SolveRequest, stop: StopFlag, emit: Emit) -> None:
         """The same board under each algorithm and heuristic of COMPARE_ROWS, a row event each."""

@@ -175,14 +175,22 @@ async function solve() {
   let info = {};
   $("status").textContent = "loading tables...";
   try {
+    const answer = $("answer").value;
     await stream("/api/solve", { ...current(), algorithm: $("algorithm").value || null,
-                                     heuristic: $("heuristic").value || null }, (ev) => {
+                                 heuristic: $("heuristic").value || null, anytime: answer === "anytime",
+                                 within: answer && answer !== "anytime" ? Number(answer) : null }, (ev) => {
       if (ev.event === "note") $("status").textContent = ev.message;
       else if (ev.event === "start") { info = ev; $("status").textContent = `searching with ${ev.algorithm} / ${ev.heuristic}...`; }
       else if (ev.event === "iteration") $("status").textContent = `bound ${ev.bound}: no solution is shorter`;
       else if (ev.event === "progress")
         $("status").textContent = `bound ${ev.bound} (no solution is shorter) · ${count(ev.generated)} generated · ` +
           `${count(ev.rate)}/s · ${clock(ev.seconds)} · iteration ${Math.round(100 * ev.done / Math.max(ev.total, 1))}% of ${ev.total} subtrees`;
+      else if (ev.event === "bounded") {
+        const gap = ev.length === null ? "" : ` · gap ${(100 * (ev.length / ev.lower_bound - 1)).toFixed(1)}%`;
+        $("status").textContent = (ev.length === null ? "no solution yet" : `best so far ${ev.length} moves`) +
+          ` · no solution is shorter than ${ev.lower_bound}${gap} · ${ev.seconds.toFixed(1)} s`;
+        $("status").dataset.gap = ev.length === null ? "" : ev.length / ev.lower_bound - 1;
+      }
       else if (ev.event === "solution") showSolution(ev, info, performance.now() - started);
       else if (ev.event === "stopped") {
         $("status").textContent = "";
@@ -217,15 +225,20 @@ function showSolution(sol, info, ms) {
   state.start = state.tiles.slice();
   state.step = 0;
   $("status").textContent = "";
+  const bounded = sol.lower_bound !== undefined;
   showResult([
     ["length", `${sol.length} moves`],
     ["", sol.optimal ? `optimal (${sol.proof})` : `not proven optimal (${sol.proof})`, sol.optimal ? "optimal" : ""],
+    ...(bounded ? [["proven", `no solution is shorter than ${sol.lower_bound}: gap ${(100 * sol.gap).toFixed(1)}%` +
+                    (sol.ended === "within" || sol.ended === "optimal" ? "" : ` (${sol.ended})`), "optimal"]] : []),
     ["search", `${sol.algorithm} / ${sol.heuristic}`],
     ["tables", (info.tables && info.tables.length) ? info.tables.join(", ") : "none"],
     ["nodes", `${sol.nodes_expanded.toLocaleString()} expanded, ${sol.nodes_generated.toLocaleString()} generated`],
     ["time", `${sol.seconds.toFixed(3)} s searching, ${(ms / 1000).toFixed(3)} s on this page`],
   ]);
   $("result").dataset.length = sol.length;
+  if (bounded) { $("result").dataset.gap = sol.gap; $("result").dataset.bound = sol.lower_bound; }
+  else { delete $("result").dataset.gap; delete $("result").dataset.bound; }
   const list = $("moves-list");
   list.replaceChildren(...sol.moves.map((t, i) => {
     const li = document.createElement("li");
