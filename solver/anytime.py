@@ -6,6 +6,9 @@ Two searches run side by side on the same admissible heuristic:
   ... 1.02), each run held to a node limit, until one reaches it (greedy search then, if
   none has found a solution yet); every solution shorter than the best so far becomes the
   answer (its moves are replayed to the goal before it is kept);
+- then shorter ones: beam search (solver.search.beam) of widths 1,024 to 262,144, four times
+  wider each time, keeping only states that could still lead to a solution shorter than the
+  best (depth + h below its length);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
@@ -24,6 +27,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from patterndb import Board
 
 from .plan import Control, Plan
@@ -33,6 +38,7 @@ from .solution import NodeLimitReached, SearchStopped, Solution
 
 WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
+WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
 POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
 
 Update = Callable[[dict], None]
@@ -112,9 +118,41 @@ class _LowerBound:
         pass
 
 
+def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool]) -> None:
+    """One beam search for a solution shorter than the best so far (stopped once finished())."""
+    from .api import solution_from_path
+    from .search.beam import FOUND, beam_kernel
+
+    with bounds.lock:
+        below = bounds.best.length if bounds.best is not None else 10 ** 4
+    canon = plan.frame.to_canonical(board)
+    started = time.perf_counter()
+    flag = StopFlag()
+    watch = threading.Thread(target=_relay, args=(finished, flag), daemon=True)
+    watch.start()
+    try:
+        status, path, generated = beam_kernel(canon.tiles.astype(np.int8), plan.frame.canonical_goal.tiles.astype(np.int8),
+                                              plan.heuristic.H, board.shape.neighbours, width, below, flag.flag)
+    finally:
+        flag.request("done")
+        watch.join()
+    if status == FOUND:
+        bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,}", generated,
+                                        time.perf_counter() - started))
+
+
+def _relay(finished: Callable[[], bool], flag: StopFlag) -> None:
+    """Stop the beam once the search may end (a stop, the bound met, IDA* done): the kernel reads one flag."""
+    while not flag.requested:
+        if finished():
+            flag.request("stopped")
+            return
+        time.sleep(POLL)
+
+
 def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,
                   on_update: Update | None = None, weights: tuple[float, ...] = WEIGHTS,
-                  nodes: int = NODES) -> Bounded:
+                  nodes: int = NODES, widths: tuple[int, ...] = WIDTHS) -> Bounded:
     """The best solution the two searches find before the gap is at most within - 1 (None:
     before the optimum is proven), or before they are stopped (control.stop, the plan's
     time-out). Raises SearchStopped only if stopped before any solution was found."""
@@ -155,6 +193,10 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 return "within"
         return None
 
+    def finished() -> bool:
+        with bounds.lock:
+            return met() is not None
+
     ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
     ida.start()
     reason = None
@@ -176,6 +218,12 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                     except NodeLimitReached:
                         pass
                 break  # (a lower weight would need more nodes still)
+        for width in widths:
+            with bounds.lock:
+                reason = met()
+            if reason is not None:
+                break
+            _beam(board, plan, bounds, width, finished)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)
@@ -194,7 +242,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     result = Bounded(best, proven, plan.heuristic.name, "optimal" if best.length == proven else reason, bounds.updates)
     best.optimal = result.optimal
     if best is not ida_out.get("solution"):
-        best.proof = (f"weighted A* found it; IDA* with admissible {plan.heuristic.name} proved no solution "
+        found_by = {"wastar": "weighted A*", "greedy": "greedy search", "beam": "beam search"}[best.algorithm]
+        best.proof = (f"{found_by} found it; IDA* with admissible {plan.heuristic.name} proved no solution "
                       f"is shorter than {proven}")
     best.seconds = time.perf_counter() - start
     return result

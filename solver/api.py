@@ -225,6 +225,14 @@ def _solution(board: Board, canon: Board, frame: Frame, path: list[int], optimal
     )
 
 
+def solution_from_path(board: Board, plan: Plan, path: list[int], algorithm: str, proof: str, generated: int,
+                       seconds: float) -> Solution:
+    """A solution (not called optimal) from a path of blank cells in the plan's canonical frame, its
+    moves checked step by step and its end against the goal."""
+    return _solution(board, plan.frame.to_canonical(board), plan.frame, [int(c) for c in path], False, proof,
+                     algorithm, plan.heuristic.name, 0, generated, seconds)
+
+
 def distance(board: BoardLike, goal: BoardLike = "blank-last", data_dir: str | Path | None = None,
              rows: int | None = None, cols: int | None = None, log: Log = quiet) -> int:
     """Exact distance by table lookup (the table is built on first use for <= 9 cells)."""

@@ -4,6 +4,7 @@ R times the distance, every lower bound claimed is at most the distance, every s
 replays to the goal, and "optimal" is said only of the distance itself."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -135,3 +136,27 @@ def test_node_limits_that_stop_every_weighted_run_still_give_a_bounded_answer(di
     result = solve_bounded(b, plan, 2.0, nodes=50)
     d = distances[(3, 3)][tuple(b.tiles.tolist())]
     assert result.lower_bound <= d <= result.solution.length <= 2.0 * result.lower_bound
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES)
+def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, cols):
+    """The beam step of the bounded search, after a greedy first solution: what it offers is
+    shorter than the best so far, at least the distance, and reaches the goal."""
+    from solver.anytime import _beam, _Bounds
+    from solver.api import run
+
+    improved = 0
+    for board in boards(rows, cols, 6, seed=rows * cols):
+        b, plan = plan_for(board, rows, cols)
+        d = distances[(rows, cols)][tuple(b.tiles.tolist())]
+        bounds = _Bounds(None, 0.0)
+        greedy = run(b, dataclasses.replace(plan, algorithm="greedy"))
+        bounds.offer(greedy)
+        _beam(b, plan, bounds, 256, lambda: False)
+        best = bounds.best
+        assert d <= best.length <= greedy.length and (best is greedy or best.algorithm == "beam")
+        assert replay(tuple(b.tiles.tolist()), best.moves, rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+        if best is not greedy:
+            assert best.length < greedy.length and not best.optimal
+            improved += 1
+    assert improved > 0

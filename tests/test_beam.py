@@ -1,0 +1,76 @@
+"""Beam search (solver.search.beam) against plain BFS distances: a beam as wide as a depth of
+the 2x3 board's search holds finds the optimum, a narrow one a solution that replays, and the
+bound `below` keeps exactly the solutions shorter than it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from patterndb import Shape, make_goal
+from solver.api import Options, make_plan, prepare
+from solver.search import StopFlag
+from solver.search.beam import EXHAUSTED, FOUND, STOPPED, beam_kernel
+
+from .naive import bfs_distances
+
+GOAL = tuple(make_goal(Shape(2, 3), "blank-last").tiles.tolist())
+
+
+@pytest.fixture(scope="module")
+def distances():
+    return bfs_distances(GOAL, 2, 3)
+
+
+def beam(board: tuple, width: int, below: int = 10**4, heuristic: str = "manhattan", stop: StopFlag | None = None):
+    b, frame = prepare(" ".join(map(str, board)), "blank-last", 2, 3)
+    plan = make_plan(frame, Options(algorithm="idastar", heuristic=heuristic))
+    canon = frame.to_canonical(b)
+    status, path, _ = beam_kernel(canon.tiles.astype(np.int8), frame.canonical_goal.tiles.astype(np.int8),
+                                  plan.heuristic.H, b.shape.neighbours, width, below, (stop or StopFlag()).flag)
+    return status, [int(c) for c in path], b, frame
+
+
+def walk(board: tuple, frame, path: list[int]) -> tuple:
+    """The board a canonical blank path leads to (each step checked to be a move)."""
+    canon = list(frame.to_canonical(prepare(" ".join(map(str, board)), "blank-last", 2, 3)[0]).tiles)
+    nbrs = Shape(2, 3).neighbours
+    assert canon[path[0]] == 0
+    for a, c in zip(path, path[1:]):
+        assert c in nbrs[a]
+        canon[a], canon[c] = canon[c], 0
+    return tuple(canon)
+
+
+def test_a_beam_as_wide_as_the_board_finds_every_optimum(distances):
+    for board, d in distances.items():
+        status, path, _, frame = beam(board, 512)
+        assert status == FOUND and len(path) - 1 == d
+        assert walk(board, frame, path) == tuple(frame.canonical_goal.tiles.tolist())
+
+
+@pytest.mark.parametrize("width", [1, 2, 8])
+def test_a_narrow_beam_finds_a_solution_that_replays(distances, width):
+    found = 0
+    for board, d in list(distances.items())[::7]:
+        status, path, _, frame = beam(board, width, heuristic="misplaced")
+        assert status in (FOUND, EXHAUSTED)
+        if status == FOUND:
+            found += 1
+            assert len(path) - 1 >= d
+            assert walk(board, frame, path) == tuple(frame.canonical_goal.tiles.tolist())
+    assert found > 0
+
+
+def test_below_keeps_exactly_the_shorter_solutions(distances):
+    for board, d in list(distances.items())[::5]:
+        if d == 0:
+            continue
+        assert beam(board, 512, below=d)[0] == EXHAUSTED  # (none is shorter than d)
+        status, path, _, _ = beam(board, 512, below=d + 1)
+        assert status == FOUND and len(path) - 1 == d
+
+
+def test_a_stop_ends_it():
+    stop = StopFlag()
+    stop.request("stopped")
+    assert beam((4, 1, 3, 2, 5, 0), 16, stop=stop)[0] == STOPPED
