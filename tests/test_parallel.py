@@ -300,12 +300,17 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
     p, _ = problem(board, heuristic="manhattan")
     waited = []
     real_waiting = Driver._waiting
-    monkeypatch.setattr(Driver, "_waiting", lambda self, call: waited.append(1) or real_waiting(self, call))
     stop = StopFlag()
-    threading.Timer(1.0, stop.request, ("interrupted",)).start()
-    t = time.monotonic()
+
+    def waiting(self, call):
+        if not waited:  # the stop comes a second after the iteration moved to its thread (not while the
+            threading.Timer(1.0, stop.request, ("interrupted",)).start()  # first ones load their kernels)
+        waited.append(time.monotonic())
+        return real_waiting(self, call)
+
+    monkeypatch.setattr(Driver, "_waiting", waiting)
     out = Driver(p, ThreadBackend(2), stop, split_nodes=10**12).run()
-    assert out.status == "interrupted" and time.monotonic() - t < 2.5
+    assert out.status == "interrupted" and time.monotonic() - waited[0] < 2.5
     assert 0 < out.lower_bound <= want and out.path == [] and out.state.unfinished_expanded > 0
     assert waited  # (one ran in a thread)
     t = time.monotonic()
