@@ -1,21 +1,20 @@
 """A solution with a proven bound on how far it is from optimal, sooner than the optimal one.
 
-Two searches run side by side on the same admissible heuristic:
+Searches for the two bounds run side by side on the same admissible heuristic:
 
 - the upper bound: weighted A* (solver.search.best_first) with falling weights (3, 2, 1.5,
   ... 1.02), each run held to a node limit, until one reaches it (greedy search then, if
   none has found a solution yet); every solution shorter than the best so far becomes the
-  answer (its moves are replayed to the goal before it is kept);
-- then shorter ones: beam search (solver.search.beam) of widths 1,024 to 262,144, four times
-  wider each time, keeping only states that could still lead to a solution shorter than the
-  best (depth + h below its length);
+  answer (its moves are replayed to the goal before it is kept); then beam search
+  (solver.search.beam) of widths 1,024 to 262,144, four times wider each time, keeping only
+  states that could still lead to a solution shorter than the best (depth + h below its length);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
 
 The gap is length / lower bound - 1. The search ends when the gap is at most R - 1 (--within
 R: the answer is then at most R times the optimum, whatever the optimum is), when IDA* finds
-its solution (optimal: gap 0), when a weighted solution meets the lower bound (optimal too),
+its solution (optimal: gap 0), when a weighted or beam solution meets the lower bound (optimal too),
 or when it is stopped (time-out, Ctrl-C, the page's stop button), with the best solution and
 the bound proven so far. Nothing rests on the weight's own guarantee: the claim is only what
 the two bounds prove."""
@@ -153,8 +152,8 @@ def _relay(finished: Callable[[], bool], flag: StopFlag) -> None:
 def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,
                   on_update: Update | None = None, weights: tuple[float, ...] = WEIGHTS,
                   nodes: int = NODES, widths: tuple[int, ...] = WIDTHS) -> Bounded:
-    """The best solution the two searches find before the gap is at most within - 1 (None:
-    before the optimum is proven), or before they are stopped (control.stop, the plan's
+    """The best solution found before the gap is at most within - 1 (None: before the
+    optimum is proven), or before they are stopped (control.stop, the plan's
     time-out). Raises SearchStopped only if stopped before any solution was found."""
     from .api import run  # (api imports the searches this module sits beside)
 

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from patterndb import Shape, __version__, make_goal, random_board, scramble
+from patterndb import Board, Shape, __version__, make_goal, random_board, scramble
 
 from .requests import (
     COMPARE_CELLS,
@@ -64,7 +64,7 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
 
     async def board(request: Request) -> Response:
         b, frame, _ = board_of(await read_json(request))
-        return JSONResponse(shown(b) | {"goal_tiles": frame.goal.tiles.tolist(), "text": str(b)})
+        return JSONResponse(shown(b, frame.goal))
 
     async def random(request: Request) -> Response:
         rows, cols, goal, moves = random_request(await read_json(request))
@@ -72,7 +72,7 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
         goal_board = make_goal(shape, goal)
         rng = np.random.default_rng()
         b = random_board(shape, goal_board, rng) if moves is None else scramble(goal_board, moves, rng)
-        return JSONResponse(shown(b) | {"goal_tiles": goal_board.tiles.tolist(), "text": str(b)})
+        return JSONResponse(shown(b, goal_board))
 
     async def stop(request: Request) -> Response:
         return JSONResponse({"stopped": searches.stop(client_of(await read_json(request)))})
@@ -156,5 +156,7 @@ async def read_json(request: Request) -> dict:
     return value
 
 
-def shown(board) -> dict:
-    return {"rows": board.shape.rows, "cols": board.shape.cols, "tiles": board.tiles.tolist()}
+def shown(board: Board, goal: Board) -> dict:
+    """A board as the page draws it: its shape, its tiles and its goal's (0 = the blank)."""
+    return {"rows": board.shape.rows, "cols": board.shape.cols, "tiles": board.tiles.tolist(),
+            "goal_tiles": goal.tiles.tolist(), "text": str(board)}

@@ -94,8 +94,6 @@ def board_of(body: dict) -> tuple[Board, Frame, str]:
     text = _field(body, "board", str)
     if text is None or not text.strip():
         raise RequestError("empty board: type or paste one, e.g. 8 6 7 2 5 4 3 _ 1")
-    if len(text) > MAX_BOARD_CHARS:
-        raise RequestError(f"a board of {len(text):,} characters: no board is longer than {MAX_BOARD_CHARS:,}")
     goal = _field(body, "goal", str, "blank-last")
     if len(goal) > MAX_BOARD_CHARS:
         raise RequestError(f"a goal of {len(goal):,} characters: no board is longer than {MAX_BOARD_CHARS:,}")

@@ -73,10 +73,6 @@ class Searches:
         self._plans: dict[tuple, Plan] = {}
         self._plan_lock = threading.Lock()
 
-    def running(self) -> int:
-        with self._lock:
-            return len(self._running)
-
     def begin(self, client: str) -> StopFlag:
         """A stop flag for this client's new search, or RequestError (429) when it cannot start now."""
         with self._lock:
