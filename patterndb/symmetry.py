@@ -51,9 +51,9 @@ def board_symmetries(rows: int, cols: int) -> tuple[Symmetry, ...]:
     out = []
     for name, transpose, flip_rows, flip_cols in (
         ("identity", False, False, False), ("transpose", True, False, False),
-        ("turn 180", False, True, True), ("anti-transpose", True, True, True),
+        ("rotate 180", False, True, True), ("anti-transpose", True, True, True),
         ("flip rows", False, True, False), ("flip columns", False, False, True),
-        ("turn 90", True, False, True), ("turn 270", True, True, False),
+        ("rotate 90", True, False, True), ("rotate 270", True, True, False),
     ):
         if transpose and rows != cols:
             continue
