@@ -11,6 +11,7 @@ goal and reused for every board of a batch.
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from pathlib import Path
 from typing import Sequence, Union
@@ -28,7 +29,7 @@ from .heuristic_choice import cached_race, choose_heuristic, exact_available, ex
 from .ida_run import run_idastar
 from .plan import Control, Log, Options, Plan, quiet
 from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, table_walk
-from .solution import NodeLimitReached, Solution
+from .solution import NodeLimitReached, SearchStopped, Solution
 
 __all__ = ["Control", "Options", "Plan", "as_board", "distance", "make_plan", "prepare", "run", "solve"]
 
@@ -136,8 +137,22 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     else:
         wg, wh = BEST_FIRST_KEYS.get(algorithm, (1.0, float(opts.weight)))
         limit = DEFAULT_MAX_NODES if opts.max_nodes is None else opts.max_nodes
-        status, path, expanded, generated = best_first_kernel(tiles, frame.canonical_goal.tiles.astype(np.int64), h.H,
-                                                                 board.shape.neighbours, wg, wh, limit)
+        stop = (control or Control()).stop
+        alarm = None if opts.timeout is None else threading.Timer(opts.timeout, stop.request, ("timeout",))
+        if alarm is not None:
+            alarm.daemon = True
+            alarm.start()
+        try:
+            status, path, expanded, generated = best_first_kernel(
+                tiles, frame.canonical_goal.tiles.astype(np.int64), h.H, board.shape.neighbours, wg, wh, limit, stop.flag)
+        finally:
+            if alarm is not None:
+                alarm.cancel()
+        if status == 3:  # stopped: what is proven is h at the start, where h is admissible
+            reason = stop.reason or "stopped"
+            stop.clear()  # the Control can watch the next solve
+            bound = int(h(canon)) if h.admissible and algorithm != "bfs" else 0
+            raise SearchStopped(reason, algorithm, bound, expanded, generated, time.perf_counter() - start, [])
         _check_status(status, algorithm, expanded)
         if algorithm == "bfs":
             optimal, proof = True, "breadth-first search"

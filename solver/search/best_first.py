@@ -15,7 +15,8 @@ from patterndb.jit import defer, njit, types
 
 from ..heuristics.kernels import h_full, scratch_size
 
-FOUND, EXHAUSTED, LIMIT = 0, 1, 2
+FOUND, EXHAUSTED, LIMIT, STOPPED = 0, 1, 2, 3
+STOP_EVERY = 1024  # expansions between two looks at the stop flag
 
 
 def _typed_dict():
@@ -24,26 +25,22 @@ def _typed_dict():
     return Dict
 
 
-_KEY = defer(lambda: types.UniTuple(types.int64, 2))
+_KEY = defer(lambda: types.UniTuple(types.int64, 5))
 Dict = defer(_typed_dict)
 
 
 @njit(cache=True, inline="always")
 def _key(board):
-    """The board packed into two int64 (5 bits a cell, up to 25 cells)."""
-    lo = np.int64(0)
-    hi = np.int64(0)
+    """The board packed into five int64 (6 bits a cell, ten cells a word: up to 7x7)."""
+    w = np.zeros(5, dtype=np.int64)
     for c in range(board.size):
-        if c < 12:
-            lo |= np.int64(board[c]) << np.int64(5 * c)
-        else:
-            hi |= np.int64(board[c]) << np.int64(5 * (c - 12))
-    return (lo, hi)
+        w[c // 10] |= np.int64(board[c]) << np.int64(6 * (c % 10))
+    return (w[0], w[1], w[2], w[3], w[4])
 
 
 @njit(cache=True, nogil=True)  # (it runs beside IDA*'s threads in solver.anytime)
-def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
-    """Returns (status, path of blank cells, expanded, generated)."""
+def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes, stop):
+    """Returns (status, path of blank cells, expanded, generated); stop[0] != 0 stops it (STOPPED)."""
     n = board0.size
     cap = 1024
     boards = np.empty((cap, n), dtype=np.int8)
@@ -72,10 +69,16 @@ def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
             continue
         board[:] = boards[node]
         if np.array_equal(board, goal):
-            length = gs[node]
-            path = np.empty(length + 1, dtype=np.int64)
+            # Follow the parents to the start, not gs[node] steps: a node whose g fell after
+            # its children were stored keeps them a step further than its new g says.
+            steps = 0
             i = node
-            for j in range(length, -1, -1):
+            while parent[i] >= 0:
+                steps += 1
+                i = parent[i]
+            path = np.empty(steps + 1, dtype=np.int64)
+            i = node
+            for j in range(steps, -1, -1):
                 for c in range(n):
                     if boards[i, c] == 0:
                         path[j] = c
@@ -83,6 +86,8 @@ def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes):
             return FOUND, path, expanded, generated
         closed[node] = True
         expanded += 1
+        if expanded % STOP_EVERY == 0 and stop[0] != 0:
+            return STOPPED, np.zeros(1, dtype=np.int64), expanded, generated
         if max_nodes > 0 and count >= max_nodes:
             return LIMIT, np.zeros(1, dtype=np.int64), expanded, generated
         for c in range(n):
