@@ -2,12 +2,14 @@
 
 Searches for the two bounds run side by side on the same admissible heuristic:
 
-- the upper bound: weighted A* (solver.search.best_first) with falling weights (3, 2, 1.5,
-  ... 1.02), each run held to a node limit, until one reaches it (greedy search then, if
-  none has found a solution yet); every solution shorter than the best so far becomes the
-  answer (its moves are replayed to the goal before it is kept); then beam search
-  (solver.search.beam) of widths 1,024 to 262,144, four times wider each time, keeping only
-  states that could still lead to a solution shorter than the best (depth + h below its length);
+- the upper bound: a beam search of width 1,024 (solver.search.beam: a first solution in
+  about a second, on every board up to 7x7), then weighted A* (solver.search.best_first)
+  with falling weights (3, 2, 1.5, ... 1.02), each run held to a node limit, until one
+  reaches it (greedy search then, if none has found a solution yet); then beam searches of
+  widths 4,096 to 262,144, four times wider each time, keeping only states that could still
+  lead to a solution shorter than the best (depth + h below its length). Every solution
+  shorter than the best so far becomes the answer (its moves are replayed to the goal
+  before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
@@ -117,6 +119,36 @@ class _LowerBound:
         pass
 
 
+def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: int,
+              finished: Callable[[], bool]) -> bool:
+    """One weighted A* run held to nodes (greedy search instead if it finds nothing and
+    no solution is known yet: a weak heuristic); False once the node limit was reached."""
+    from .api import run
+
+    weighted = dataclasses.replace(plan, algorithm="wastar", rival=None,
+                                   options=dataclasses.replace(plan.options, weight=weight, max_nodes=nodes,
+                                                               timeout=None))
+    flag = StopFlag()
+    watch = threading.Thread(target=_relay, args=(finished, flag), daemon=True)
+    watch.start()
+    try:
+        try:
+            bounds.offer(run(board, weighted, Control(stop=flag)))
+            return True
+        except NodeLimitReached:
+            if bounds.best is None:
+                try:
+                    bounds.offer(run(board, dataclasses.replace(weighted, algorithm="greedy"), Control(stop=flag)))
+                except (NodeLimitReached, SearchStopped):
+                    pass
+            return False
+        except SearchStopped:
+            return False
+    finally:
+        flag.request("done")
+        watch.join()
+
+
 def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool]) -> None:
     """One beam search for a solution shorter than the best so far (stopped once finished())."""
     from .api import solution_from_path
@@ -200,24 +232,15 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     ida.start()
     reason = None
     try:
+        _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
         for w in weights:
             with bounds.lock:
                 reason = met()
             if reason is not None:
                 break
-            weighted = dataclasses.replace(plan, algorithm="wastar", rival=None,
-                                           options=dataclasses.replace(plan.options, weight=w, max_nodes=nodes))
-            try:
-                bounds.offer(run(board, weighted))
-            except NodeLimitReached:
-                if bounds.best is None:  # (a weak heuristic: greedy search still finds one)
-                    greedy = dataclasses.replace(weighted, algorithm="greedy")
-                    try:
-                        bounds.offer(run(board, greedy))
-                    except NodeLimitReached:
-                        pass
+            if not _weighted(board, plan, bounds, w, nodes, finished):
                 break  # (a lower weight would need more nodes still)
-        for width in widths:
+        for width in widths[1:]:
             with bounds.lock:
                 reason = met()
             if reason is not None:

@@ -1,6 +1,9 @@
 """Beam search: breadth-first by depth, keeping at each depth only the `width` states of least
-h (ties in the order generated; a state met twice at one depth kept once; the move that undoes
-the last one never made). Memory is width states a depth, and a solution of depth d is found
+h (ties in the order generated; the move that undoes the last one never made; a state kept
+before, at this depth or an earlier one, not kept again: without that a beam on 7x7 ran in
+circles until its depth limit). Kept states are remembered by a 64-bit fingerprint in a table
+of SEEN_SLOTS, a newer one taking an older one's slot: memory stays fixed, and a state
+forgotten can at worst be kept twice. Memory is width states a depth, and a solution of depth d is found
 with about d * width * 3 heuristic evaluations: with wide beams on pattern databases it finds
 solutions within a few per cent of the optimum in seconds (solver.anytime uses it for shorter
 solutions once weighted A* runs out of nodes). It proves nothing: a solution it returns is
@@ -13,12 +16,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from patterndb.jit import njit, types
+from patterndb.jit import njit
 
 from ..heuristics.kernels import h_full, scratch_size
-from .best_first import _KEY, Dict, _key
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
+
+
+SEEN_SLOTS = 1 << 22  # states remembered (32 MB): a newer one takes an older one's slot
+
+
+@njit(cache=True, inline="always")
+def _fingerprint(board):
+    """A 64-bit hash of the board (FNV-1a over its cells, then mixed): never 0 for a board."""
+    f = np.uint64(0xCBF29CE484222325)
+    for c in range(board.size):
+        f = (f ^ np.uint64(board[c] + 1)) * np.uint64(0x100000001B3)
+    f ^= f >> np.uint64(29)
+    return np.int64(f | np.uint64(1))
 
 
 @njit(cache=True, nogil=True)
@@ -28,7 +43,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     greg = np.zeros(scratch_size(H), dtype=np.int64)
     gref = np.zeros(scratch_size(H), dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
-    levels = max(below, 1)
+    levels = min(max(below, 1), 256)  # (grown as the beam goes deeper: below may be far off)
     hist_parent = np.empty((levels, width), dtype=np.int32)
     hist_blank = np.empty((levels, width), dtype=np.int8)
     cur = np.empty((width, n), dtype=np.int8)
@@ -36,7 +51,9 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     cand_h = np.empty(4 * width, dtype=np.int64)
     cand_par = np.empty(4 * width, dtype=np.int64)
     cand_cell = np.empty(4 * width, dtype=np.int64)
+    seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
     cur[0] = board0
+    seen[_fingerprint(board0) & (SEEN_SLOTS - 1)] = _fingerprint(board0)
     for c in range(n):
         if board0[c] == 0:
             hist_blank[0, 0] = c
@@ -90,7 +107,12 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
         if m == 0:
             return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
         order = np.argsort(cand_h[:m], kind="mergesort")
-        seen = Dict.empty(key_type=_KEY, value_type=types.int64)
+        if depth == hist_parent.shape[0]:
+            grown_parent = np.empty((2 * depth, width), dtype=np.int32)
+            grown_blank = np.empty((2 * depth, width), dtype=np.int8)
+            grown_parent[:depth] = hist_parent
+            grown_blank[:depth] = hist_blank
+            hist_parent, hist_blank = grown_parent, grown_blank
         kept = 0
         for i in range(m):
             if kept == width:
@@ -102,10 +124,11 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             nxt[kept] = cur[k]
             nxt[kept, b] = nxt[kept, c]
             nxt[kept, c] = 0
-            key = _key(nxt[kept])
-            if key in seen:
+            f = _fingerprint(nxt[kept])
+            slot = f & (seen.size - 1)
+            if seen[slot] == f:
                 continue
-            seen[key] = 1
+            seen[slot] = f
             hist_parent[depth, kept] = k
             hist_blank[depth, kept] = c
             kept += 1
