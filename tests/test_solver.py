@@ -130,3 +130,18 @@ def test_a_control_stopped_once_watches_the_next_solve_afresh():
         solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control)
     assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31
     assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31
+
+
+def test_best_first_searches_stop_at_their_timeout_with_h_as_bound():
+    """A* on a random 24-puzzle would run to its node limit: --timeout stops it, and what it
+    proves is h at the start (admissible), no more."""
+    import time as _time
+
+    from solver.solution import SearchStopped
+
+    board = "2 17 4 13 7 12 10 3 0 16 21 24 8 5 18 20 15 19 14 9 22 11 6 1 23"
+    started = _time.perf_counter()
+    with pytest.raises(SearchStopped) as e:
+        solve(board, goal="blank-first", algorithm="astar", heuristic="manhattan", timeout=0.5, max_nodes=10 ** 9)
+    assert e.value.reason == "timeout" and _time.perf_counter() - started < 10
+    assert e.value.lower_bound == 64  # the board's Manhattan distance
