@@ -71,16 +71,27 @@ class Layers(NamedTuple):
     marks: np.ndarray
 
 
+MAX_FREE_CELLS = 32  # a placement's fields fill at most one 64-bit word
+
+
+def regions_fit(n: int, k: int) -> bool:
+    """Can a group of k tiles on n cells keep its blank regions (else patterndb.blankfree)?"""
+    return n - k <= MAX_FREE_CELLS
+
+
 def word_bytes(free_cells: int) -> int:
     """Bytes of a placement's word: 2 bits per non-pattern cell."""
-    if free_cells > 32:
-        raise ValueError("more than 32 non-pattern cells")
+    if free_cells > MAX_FREE_CELLS:
+        raise ValueError(f"more than {MAX_FREE_CELLS} non-pattern cells")
     return max(1, (2 * free_cells + 7) // 8)
 
 
 def bytes_needed(n: int, k: int) -> int:
-    """Memory of a build's arrays: a word, a distance and the marks per placement."""
+    """Memory of a build's arrays: a word, a distance and the marks per placement (a
+    blank-free build, patterndb.blankfree: the distance alone)."""
     size = num_placements(n, k)
+    if not regions_fit(n, k):
+        return size
     return size * (1 + word_bytes(n - k)) + 2 * ((size >> MARK_SHIFT) + 1)
 
 
@@ -115,7 +126,7 @@ def raised_fields(w):
 
 
 @njit(cache=True, inline="always")
-def _moved_rank(r, i, c, b, occ, weights):
+def moved_rank(r, i, c, b, occ, weights):
     """Rank after tile i moves from cell c to free cell b, from the rank r before.
 
     Only tiles on cells strictly between c and b change their digits: tile i's
@@ -257,7 +268,7 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                         b = nbrs[c, d]
                         if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
                             continue
-                        r2 = _moved_rank(r, i, c, b, occ, weights)
+                        r2 = moved_rank(r, i, c, b, occ, weights)
                         free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
                         # (The table branch stays here, not in _region_after_move: routed through
                         # the helper, the 5x5 build was 5-20% slower in 4 pairs of runs.)

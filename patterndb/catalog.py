@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from . import proof, zeroaware
-from .additive import build_pattern, build_regions
+from .additive import build_pattern, build_regions, regions_fit
+from .blankfree import build_blank_free
 from .attrs import is_packed, stored_size
 from .attrs import is_zero_aware as store_zero_aware
 from .buildcheck import build_lock, check_exact_build, check_pattern_build, check_writable
@@ -223,14 +224,17 @@ def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
     if zero:
         table, words, seconds, levels = build_regions(frame.shape.neighbours, frame.shape.cols, goal_cells,
                                                       frame.blank_cell, label)
-    else:
+    elif regions_fit(n, len(placed)):
         table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells,
                                                frame.blank_cell, label)
+    else:
+        table, seconds, levels = build_blank_free(frame.shape.neighbours, goal_cells, label)
     hist = histogram(table)
     attrs = pattern_expect(frame, tiles) | {
         "tiles_label": group_label(tiles),
         "index": PDB_INDEX,
-        "values": "fewest moves of the group's tiles to bring them home (admissible, additive over disjoint groups)",
+        "values": "fewest moves of the group's tiles to bring them home (admissible, additive over disjoint groups)"
+                  + ("" if zero or regions_fit(n, len(placed)) else "; the blank taken to be anywhere"),
         "cost_model": PDB_COST,
         "blank_cell": frame.blank_cell,
         "unreachable": UNREACHED,

@@ -59,9 +59,9 @@ def guarded(fn: Callable) -> Callable:
 
 
 def shape_options(fn: Callable) -> Callable:
-    fn = click.option("--cols", type=click.IntRange(2, 6), help="Board columns (at most 25 cells).")(fn)
-    fn = click.option("--rows", type=click.IntRange(2, 6), help="Board rows (at most 25 cells).")(fn)
-    fn = click.option("--size", type=click.IntRange(2, 5), help="Square board side (3 = 8-puzzle, 4 = 15-puzzle).")(fn)
+    fn = click.option("--cols", type=click.IntRange(2, 7), help="Board columns (2 to 7).")(fn)
+    fn = click.option("--rows", type=click.IntRange(2, 7), help="Board rows (2 to 7).")(fn)
+    fn = click.option("--size", type=click.IntRange(2, 7), help="Square board side (3 = 8-puzzle, 4 = 15-puzzle, up to 7).")(fn)
     return fn
 
 

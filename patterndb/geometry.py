@@ -15,13 +15,13 @@ from .errors import BoardError
 
 DIRECTIONS = "UDLR"
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-MIN_SIDE, MAX_SIDE = 2, 6
-MAX_CELLS = 25  # boards pack into 5 bits a cell; a line's conflicts fit a 16-slot buffer
+MIN_SIDE, MAX_SIDE = 2, 7
+MAX_CELLS = 49  # a board's cells fit one uint64 bitmask (the table builders' free-cell masks)
 
 
 @dataclass(frozen=True)
 class Shape:
-    """A rows x cols board (2..6 on each side, at most 25 cells)."""
+    """A rows x cols board (2..7 on each side, up to 7x7)."""
 
     rows: int
     cols: int

@@ -41,6 +41,23 @@ _PINWHEEL = ((1, 2, 3, 6, 7, 8), (4, 9, 13, 14, 19, 24), (5, 10, 11, 15, 16, 20)
 # Zero-aware alone it is weaker than z6-6-6-6 on Korf & Felner's 10 easiest (2.45 G nodes against
 # 1.85 G), but it cuts across both 6-6-6-6 and the pinwheel, so it strengthens their maximum (max3).
 _BLOCKS = ((1, 2, 5, 6, 10, 11), (3, 4, 7, 8, 9, 12), (13, 14, 18, 19, 23, 24), (15, 16, 17, 20, 21, 22))
+
+
+def _banded(rows: int, cols: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """Groups of size tiles along two-row bands: each band walked a column at a time (its
+    two cells top first), the bands in turn, left to right then right to left, cut into
+    consecutive groups, the first one (round the blank) smaller where size does not divide
+    the tiles: 2x2 blocks with size 4, a block and a tile with size 5. Sparse groups on a big board gain most from tiles that meet (in one row or
+    column, or side by side), so a group is kept compact rather than spread out."""
+    walk = []
+    for band, top in enumerate(range(0, rows, 2)):
+        columns = range(cols) if band % 2 == 0 else range(cols - 1, -1, -1)
+        walk += [r * cols + q for q in columns for r in range(top, min(top + 2, rows))]
+    tiles = [t for t in walk if t]  # canonical frame: tile t's goal cell is t, the blank's is 0
+    cuts = [0, *range(len(tiles) % size or size, len(tiles) + 1, size)]
+    return tuple(tuple(sorted(tiles[a:b])) for a, b in zip(cuts, cuts[1:]))
+
+
 NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
     (3, 3): {"4-4": (_r(1, 4), _r(5, 8))},
     (4, 4): {
@@ -63,6 +80,10 @@ NAMED: dict[tuple[int, int], dict[str, tuple[tuple[int, ...], ...]]] = {
         "pinwheel": _PINWHEEL,
         "blocks": _BLOCKS,
     },
+    # The blank's regions are kept for 6x6's groups (at most 32 other cells), forgotten for
+    # 7x7's (patterndb.blankfree). Build times and sizes: the README's table of partitions.
+    (6, 6): {"strong": _banded(6, 6, 5), "fast": _banded(6, 6, 4)},
+    (7, 7): {"strong": _banded(7, 7, 5), "fast": _banded(7, 7, 4)},
 }
 
 

@@ -142,6 +142,24 @@ def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int, per_
     return best
 
 
+def blank_free_table(rows: int, cols: int, goal_cells: tuple) -> dict:
+    """The pattern tiles alone, the blank anywhere: BFS over their cells, a tile moving
+    at cost 1 to a neighbouring cell no other pattern tile holds. placement -> distance."""
+    start = tuple(goal_cells)
+    dist = {start: 0}
+    todo = deque([start])
+    while todo:
+        cells = todo.popleft()
+        for i, c in enumerate(cells):
+            for b in neighbours(rows, cols, c):
+                if b not in cells:
+                    nxt = cells[:i] + (b,) + cells[i + 1:]
+                    if nxt not in dist:
+                        dist[nxt] = dist[cells] + 1
+                        todo.append(nxt)
+    return dist
+
+
 def redundant_paths(rows: int, cols: int, depth: int) -> set[tuple[int, ...]]:
     """Every blank path (as cells) of up to `depth` moves whose effect on the board an
     earlier path from the same cell has, earlier meaning fewer moves, or as many and

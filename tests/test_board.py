@@ -65,7 +65,7 @@ def test_wrong_count_for_given_size():
         parse_board("12345678_", 3, 4)
 
 
-@pytest.mark.parametrize("rows, cols", [(1, 3), (6, 6), (2, 0)])
+@pytest.mark.parametrize("rows, cols", [(1, 3), (8, 8), (7, 8), (2, 0)])
 def test_bad_shape(rows, cols):
     with pytest.raises(BoardError):
         Shape(rows, cols)

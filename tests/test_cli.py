@@ -171,7 +171,7 @@ def test_build_rebuilds_a_damaged_cached_table(tmp_path):
 
 
 def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
-    """Boards up to 6 on a side (at most 25 cells); with a board, --rows or --cols alone is enough."""
+    """Boards up to 7 on a side, of any shape; with a board, --rows or --cols alone is enough."""
     b = CliRunner().invoke(solver, ["scramble", "--rows", "2", "--cols", "6", "--moves", "40", "--seed", "3"]).stdout.strip()
     r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "6", "--pattern", "1-5/6-11", "-q",
                                  "--data-dir", str(tmp_path)])
@@ -182,8 +182,10 @@ def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
         assert r.exit_code == 0, r.output
         lengths.append(json.loads(r.stdout)["length"])
     assert lengths[0] == lengths[1] == 28
-    r = CliRunner().invoke(solver, ["random", "--rows", "5", "--cols", "6"])
-    assert r.exit_code == 2 and "at most 25" in r.stderr
+    r = CliRunner().invoke(solver, ["random", "--rows", "5", "--cols", "7", "--seed", "1"])
+    assert r.exit_code == 0 and sorted(map(int, r.stdout.split())) == list(range(35))
+    r = CliRunner().invoke(solver, ["random", "--rows", "5", "--cols", "8"])
+    assert r.exit_code == 2 and "2<=x<=7" in r.stderr
     r = CliRunner().invoke(solver, ["random", "--rows", "3"])
     assert r.exit_code == 2 and "give --cols too" in r.output
 

@@ -229,7 +229,7 @@ BAD = [  # (method, path, body, headers, status, the start of the message)
      "anytime must be true or false"),
     ("POST", "/api/solve", json.dumps({"client": "c", "board": "8672543_1", "anytime": True, "algorithm": "astar"}),
      None, 400, "an answer with a proven bound is searched with IDA*"),
-    ("POST", "/api/random", json.dumps({"rows": 6, "cols": 6}), None, 400, "a board is 2 to 6 rows and columns of at most 25"),
+    ("POST", "/api/random", json.dumps({"rows": 8, "cols": 6}), None, 400, "a board is 2 to 7 rows and columns"),
     ("POST", "/api/random", json.dumps({"moves": 10**7}), None, 400, "a scramble is 0 to 1,000 moves"),
     ("POST", "/api/stop", json.dumps({}), None, 400, "a request names its client"),
     ("GET", "/static/../../../etc/passwd", None, None, 404, "Not Found"),

@@ -10,6 +10,7 @@ from typing import Any
 
 from patterndb import Board, BoardError, Frame
 from patterndb.board import MAX_BOARD_CHARS
+from patterndb.geometry import MAX_SIDE, MIN_SIDE
 
 from ..api import prepare
 from ..heuristic_choice import HEURISTICS
@@ -138,8 +139,8 @@ def solve_request(body: dict, limits: Limits) -> SolveRequest:
 def random_request(body: dict) -> tuple[int, int, str, int | None]:
     """(rows, cols, goal, moves): a scramble of that many moves, or (None) a uniformly random board."""
     rows, cols = _field(body, "rows", int, 4), _field(body, "cols", int, 4)
-    if not (2 <= rows <= 6 and 2 <= cols <= 6 and rows * cols <= 25):
-        raise RequestError(f"a board is 2 to 6 rows and columns of at most 25 cells, got {rows}x{cols}")
+    if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
+        raise RequestError(f"a board is {MIN_SIDE} to {MAX_SIDE} rows and columns, got {rows}x{cols}")
     goal = _choice(body, "goal", GOALS) or "blank-last"
     moves = _field(body, "moves", int)
     if moves is not None and not 0 <= moves <= SCRAMBLE_MOVES:

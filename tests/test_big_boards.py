@@ -1,0 +1,76 @@
+"""6x6 and 7x7 boards: their named partitions admissible against exact distances of
+scrambles, the optimal search and the bounded one answer on them, and the commands
+take their size."""
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from patterndb import Frame, Shape, make_goal, scramble
+from patterndb.catalog import build_pattern_file
+from patterndb.patterns import NAMED, parse_partition
+from solver import api
+from solver.anytime import solve_bounded
+from solver.cli import main as solver
+from solver.plan import Options
+
+
+@pytest.fixture(scope="module")
+def big_tables(tmp_path_factory):
+    """The fast partitions of 6x6 and 7x7, built (a few seconds each)."""
+    d = tmp_path_factory.mktemp("big")
+    for side in (6, 7):
+        frame = Frame.for_goal(make_goal(Shape(side, side), "blank-last"))
+        for tiles in parse_partition("fast", frame):
+            build_pattern_file(frame, tiles, d)
+    return d
+
+
+def test_named_partitions_cover_every_tile_once():
+    for side in (6, 7):
+        for name, groups in NAMED[(side, side)].items():
+            tiles = sorted(t for g in groups for t in g)
+            assert tiles == list(range(1, side * side)), name
+            assert max(map(len, groups)) == {"fast": 4, "strong": 5}[name]
+
+
+@pytest.mark.parametrize("side, moves, seed", [(6, 26, 1), (6, 30, 2), (7, 26, 3), (7, 30, 4)])
+def test_fast_partition_admissible_on_scrambles(big_tables, side, moves, seed):
+    """Against the exact distance (IDA* with linear conflict, admissible on its own) of
+    every board on an optimal path: h never above the moves still needed."""
+    goal = make_goal(Shape(side, side), "blank-last")
+    board = scramble(goal, moves, np.random.default_rng(seed))
+    exact = api.solve(board, heuristic="linear-conflict", data_dir=big_tables, prune=2)
+    assert exact.optimal and exact.length <= moves
+    with_tables = api.solve(board, pattern="fast", data_dir=big_tables)
+    assert with_tables.optimal and with_tables.length == exact.length
+    _, frame = api.prepare(board, "blank-last")
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables))
+    for i, b in enumerate(exact.boards()):
+        assert plan.heuristic(frame.to_canonical(b)) <= exact.length - i
+
+
+def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
+    """A random 48-puzzle: a solution within seconds, that replays, under a proven bound."""
+    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    _, frame = api.prepare(board, "blank-last")
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=30))
+    result = solve_bounded(board, plan, within=1.05)
+    sol = result.solution
+    assert sol.boards()[-1] == make_goal(board.shape, "blank-last")
+    assert result.reason == "timeout" and 0 < result.lower_bound < sol.length
+    first = next(u for u in result.updates if u["length"] is not None)
+    assert first["seconds"] < 20
+
+
+def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
+    r = CliRunner().invoke(solver, ["scramble", "--size", "7", "--moves", "24", "--seed", "9"])
+    board = r.stdout.strip()
+    assert r.exit_code == 0 and sorted(map(int, board.split())) == list(range(49))
+    r = CliRunner().invoke(solver, ["solve", board, "--json", "--data-dir", str(big_tables)])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["optimal"] and out["heuristic"].startswith("pdb fast") and out["length"] <= 24
+    r = CliRunner().invoke(solver, ["show", board, "--moves", out["directions"]])
+    assert r.exit_code == 0 and r.stdout.count("48") >= 2, r.output
