@@ -21,6 +21,8 @@ from .frame import Frame
 
 
 Partition = tuple[tuple[int, ...], ...]
+# A zero-aware build packs a rank (32 bits), the covered cells and the blank's cell in one int64.
+ZERO_AWARE_MAX_CELLS = 26
 
 
 def _r(a: int, b: int) -> tuple[int, ...]:
@@ -156,6 +158,12 @@ def is_zero_aware(group: tuple[int, ...]) -> bool:
     return 0 in group
 
 
+def _check_zero_aware(shape, groups: list[list[int]]) -> None:
+    if shape.n > ZERO_AWARE_MAX_CELLS and any(0 in g for g in groups):
+        raise PatternError(f"zero-aware tables (the blank, 0, in a group) are for boards of at most "
+                           f"{ZERO_AWARE_MAX_CELLS} cells, not {shape}: leave the blank out")
+
+
 def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     """The tile groups of spec, as sorted canonical tile labels."""
     shape = frame.shape
@@ -164,6 +172,7 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     if spec in named:
         return tuple(tuple(g) for g in named[spec])
     if spec.startswith("z") and spec[1:] in named:
+        _check_zero_aware(shape, [[0]])
         return tuple(g if 0 in g else (0, *g) for g in named[spec[1:]])
     if not spec:
         raise PatternError("empty pattern")
@@ -186,6 +195,7 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
                 where = "twice in one group" if seen[t] == i else "in two groups"
                 raise PatternError(f"tile {t} appears {where}: groups must be disjoint")
             seen[t] = i
+    _check_zero_aware(shape, groups)
     for g in map(pattern_tiles, groups):
         if len(g) > shape.n - 2:
             raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")

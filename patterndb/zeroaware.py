@@ -38,10 +38,11 @@ from .additive import raised_fields, word
 from .bits import address, flood, load_u8, lowest_bit, ordinal
 from .jit import njit, prange
 from .nibbles import nibble, nibble_histogram
+from .patterns import ZERO_AWARE_MAX_CELLS
 from .ranking import next_placement, num_placements, unrank_digits
 
 MAX_RAISE = 1  # in units of 2 moves
-MAX_CELLS = 26  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
+MAX_CELLS = ZERO_AWARE_MAX_CELLS  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
 BLOCK = 64  # ranks per prefix entry (their codes: 32 bytes, within one cache line)
 ENCODING = "nibble-md-flagged"
 DECODING = ("c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan distance of the group's tiles + 2 * c "

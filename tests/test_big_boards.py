@@ -74,3 +74,9 @@ def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
     assert out["optimal"] and out["heuristic"].startswith("pdb fast") and out["length"] <= 24
     r = CliRunner().invoke(solver, ["show", board, "--moves", out["directions"]])
     assert r.exit_code == 0 and r.stdout.count("48") >= 2, r.output
+
+
+def test_zero_aware_groups_refused_on_boards_over_26_cells():
+    r = CliRunner().invoke(solver, ["solve", "--size", "6", "--pattern", "zfast",
+                                    CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "1"]).stdout.strip()])
+    assert r.exit_code == 2 and "zero-aware tables (the blank, 0, in a group) are for boards of at most 26" in r.stderr
