@@ -74,3 +74,55 @@ def test_a_stop_ends_it():
     stop = StopFlag()
     stop.request("stopped")
     assert beam((4, 1, 3, 2, 5, 0), 16, stop=stop)[0] == STOPPED
+
+
+@pytest.mark.parametrize("reflect", [True, False])
+def test_a_moves_group_step_matches_a_full_evaluation(pdb_dir, reflect):
+    """On plain pattern databases the beam updates only the moved tile's group and its
+    mirror's (group_step): along random walks, the sums so kept equal h_full's."""
+    from patterndb import scramble
+    from solver.heuristics.kernels import group_step, h_full, is_incremental, scratch_size
+
+    b, frame = prepare(" ".join(map(str, range(16))), "blank-first", 4, 4)
+    plan = make_plan(frame, Options(pattern="5-5-5", data_dir=pdb_dir, reflect=reflect))
+    H = plan.heuristic.H
+    assert is_incremental(H)
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        board = frame.to_canonical(scramble(b, 30, rng)).tiles.astype(np.int8)
+        pos = np.argsort(board).astype(np.int64)
+        reg, ref = np.zeros(scratch_size(H), np.int64), np.zeros(scratch_size(H), np.int64)
+        h_full(board, pos, H, reg, ref)
+        for _ in range(60):
+            blank = pos[0]
+            cell = rng.choice([c for c in b.shape.neighbours[blank] if c >= 0])
+            t = board[cell]
+            board[blank], board[cell] = t, 0
+            pos[t], pos[0] = blank, cell
+            for reflected, values in ((False, reg), (True, ref)):
+                if reflected and not reflect:
+                    continue
+                g, v = group_step(pos, H, t, reflected)
+                values[g] = v
+            want_reg, want_ref = np.zeros_like(reg), np.zeros_like(ref)
+            h = h_full(board, pos, H, want_reg, want_ref)
+            assert (reg == want_reg).all() and (not reflect or (ref == want_ref).all())
+            assert h == max(reg.sum(), ref.sum() if reflect else 0)
+
+
+def test_a_beam_on_pattern_databases_finds_solutions_that_replay(pdb_dir):
+    """The incremental beam on the 15-puzzle's 5-5-5: Korf's first board, solutions that
+    replay, never shorter than its optimum (57)."""
+    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+    b, frame = prepare(board, "blank-first")
+    plan = make_plan(frame, Options(pattern="5-5-5", data_dir=pdb_dir))
+    canon = frame.to_canonical(b)
+    for width in (64, 1024):
+        status, path, _ = beam_kernel(canon.tiles.astype(np.int8), frame.canonical_goal.tiles.astype(np.int8),
+                                      plan.heuristic.H, b.shape.neighbours, width, 10 ** 4, StopFlag().flag)
+        assert status == FOUND and len(path) - 1 >= 57
+        tiles = canon.tiles.tolist()
+        for a, c in zip(path, path[1:]):
+            assert c in b.shape.neighbours[a]
+            tiles[a], tiles[c] = tiles[c], 0
+        assert tiles == frame.canonical_goal.tiles.tolist()

@@ -18,7 +18,7 @@ import numpy as np
 
 from patterndb.jit import njit
 
-from ..heuristics.kernels import h_full, scratch_size
+from ..heuristics.kernels import group_step, h_full, is_incremental, scratch_size
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
 
@@ -51,8 +51,29 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     cand_h = np.empty(4 * width, dtype=np.int64)
     cand_par = np.empty(4 * width, dtype=np.int64)
     cand_cell = np.empty(4 * width, dtype=np.int64)
+    # Plain pattern databases: each state's group values and sums, so that a child costs the
+    # lookups of its moved tile's group and that group's mirror, not every group's.
+    inc = is_incremental(H)
+    refl = H[11]
+    G = scratch_size(H)
+    rows = width if inc else 1
+    cur_reg = np.zeros((rows, G), dtype=np.int64)
+    cur_ref = np.zeros((rows, G), dtype=np.int64)
+    nxt_reg = np.zeros((rows, G), dtype=np.int64)
+    nxt_ref = np.zeros((rows, G), dtype=np.int64)
+    cur_sums = np.zeros((rows, 2), dtype=np.int64)
+    nxt_sums = np.zeros((rows, 2), dtype=np.int64)
+    cand_step = np.zeros((4 * width if inc else 1, 6), dtype=np.int64)  # g, value, mirror g, value, sums
     seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
     cur[0] = board0
+    if inc:
+        for c in range(n):
+            pos[board0[c]] = c
+        h_full(board0, pos, H, greg, gref)
+        cur_reg[0] = greg
+        cur_ref[0] = gref
+        cur_sums[0, 0] = greg.sum()
+        cur_sums[0, 1] = gref.sum() if refl else 0
     seen[_fingerprint(board0) & (SEEN_SLOTS - 1)] = _fingerprint(board0)
     for c in range(n):
         if board0[c] == 0:
@@ -85,7 +106,16 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 board[c] = 0
                 pos[t] = b
                 pos[0] = c
-                h = h_full(board, pos, H, greg, gref)
+                if inc:
+                    g, v = group_step(pos, H, t, False)
+                    hr = cur_sums[k, 0] + (v - cur_reg[k, g] if g >= 0 else 0)
+                    gm, vm, hf = -1, 0, 0
+                    if refl:
+                        gm, vm = group_step(pos, H, t, True)
+                        hf = cur_sums[k, 1] + (vm - cur_ref[k, gm] if gm >= 0 else 0)
+                    h = max(hr, hf)
+                else:
+                    h = h_full(board, pos, H, greg, gref)
                 generated += 1
                 if h == 0 and np.array_equal(board, goal):
                     path = np.empty(depth + 1, dtype=np.int64)
@@ -103,6 +133,13 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     cand_h[m] = h
                     cand_par[m] = k
                     cand_cell[m] = c
+                    if inc:
+                        cand_step[m, 0] = g
+                        cand_step[m, 1] = v
+                        cand_step[m, 2] = gm
+                        cand_step[m, 3] = vm
+                        cand_step[m, 4] = hr
+                        cand_step[m, 5] = hf
                     m += 1
         if m == 0:
             return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
@@ -131,7 +168,19 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             seen[slot] = f
             hist_parent[depth, kept] = k
             hist_blank[depth, kept] = c
+            if inc:
+                nxt_reg[kept] = cur_reg[k]
+                nxt_ref[kept] = cur_ref[k]
+                if cand_step[idx, 0] >= 0:
+                    nxt_reg[kept, cand_step[idx, 0]] = cand_step[idx, 1]
+                if cand_step[idx, 2] >= 0:
+                    nxt_ref[kept, cand_step[idx, 2]] = cand_step[idx, 3]
+                nxt_sums[kept, 0] = cand_step[idx, 4]
+                nxt_sums[kept, 1] = cand_step[idx, 5]
             kept += 1
         cur, nxt = nxt, cur
+        cur_reg, nxt_reg = nxt_reg, cur_reg
+        cur_ref, nxt_ref = nxt_ref, cur_ref
+        cur_sums, nxt_sums = nxt_sums, cur_sums
         ncur = kept
     return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
