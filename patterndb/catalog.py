@@ -94,8 +94,22 @@ def expected_name(attrs: dict[str, Any]) -> str:
     return f"pdb-{key}-{group_label(tuple(int(t) for t in attrs.get('tiles', [])))}.h5"
 
 
+def check_canonical_goal(path: Path, attrs: dict[str, Any]) -> None:
+    """Every build writes its table in the canonical frame (frame.Frame: the blank on a cell of
+    the board's first half, the tiles numbered in cell order around it): a table claiming
+    another goal was not written by a build, and no solver would ask for it."""
+    goal = [int(t) for t in str(attrs["goal"]).split()]
+    n = int(attrs["rows"]) * int(attrs["cols"])
+    b = goal.index(0) if 0 in goal else -1
+    if len(goal) != n or not 0 <= b <= (n - 1) // 2 or goal != [0 if c == b else c + (c < b) for c in range(n)]:
+        raise TableError(f"{path} claims the goal {attrs['goal']!r}, not a canonical goal (the blank on one of the "
+                         f"first {(n + 1) // 2} cells, the tiles numbered around it): no build writes it")
+
+
 def check_name(path: Path, attrs: dict[str, Any]) -> None:
-    """A table under another table's name would be loaded as that one (pdb verify checks this)."""
+    """A table under another table's name would be loaded as that one (pdb verify checks
+    this), and one claiming a goal no build writes is no table at all."""
+    check_canonical_goal(path, attrs)
     want = expected_name(attrs)
     if Path(path).name != want:
         raise TableError(f"{path} holds the table that is named {want}: its name and its attributes disagree")

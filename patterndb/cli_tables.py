@@ -222,8 +222,8 @@ def verify(files: tuple[Path, ...], full: bool) -> None:
                 click.echo(f"OK {file}: move-pruning machine, depth {m.depth}, {m.transitions.shape[0]:,} states"
                            f"{proven}, {time.perf_counter() - start:.2f}s")
                 continue
+            check_name(file, read_attrs(file))  # (first: what the file claims to be says most)
             data, attrs = load_checked(file, {}, verify="always")
-            check_name(file, attrs)
             proven = f"; {prove(file, data, attrs, progress=sys.stderr.isatty())}" if full else ""
         except TableError as e:
             failed += 1

@@ -253,3 +253,26 @@ def test_the_spot_check_costs_well_under_5_ms_per_table(pdb_dir, tmp_path):
         integrity.spot_check(tmp_path / "x.h5", data, blocks)
         times.append(time.perf_counter() - t)
     assert sorted(times)[10] < 0.005
+
+
+def test_a_goal_no_build_writes_is_refused_by_list_and_verify(tmp_path):
+    """Builds write every table in the canonical frame (blank on a cell of the board's first
+    half, tiles numbered around it): a table claiming another goal (here blank-last, 'b8'),
+    its name and digest made to match, is no table a solver could have asked for."""
+    from click.testing import CliRunner
+
+    from patterndb.catalog import build_pattern_file
+    from patterndb.cli import main as pdb
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
+    good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
+    with h5py.File(good, "r+") as f:
+        a = f["table"].attrs
+        a["goal"] = "1 2 3 4 5 6 7 8 0"
+        a["blank_cell"] = 8
+        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a if k != "digest_crc32"})
+    forged = good.rename(tmp_path / "pdb-3x3-b8-1-4.h5")
+    r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "pdb-3x3-b8-1-4.h5" in r.stdout and "not a canonical goal" in r.stdout
+    r = CliRunner().invoke(pdb, ["verify", str(forged)])
+    assert r.exit_code == 3 and "not a canonical goal" in r.stderr
