@@ -202,7 +202,7 @@ def solve(
     IDA*'s move-pruning depth (2 prunes only the undo of the last move)."""
     start = time.perf_counter()
     board, frame = prepare(board, goal, rows, cols)
-    _check_arguments(data_dir, timeout=timeout, max_nodes=max_nodes, jobs=jobs, weight=weight)
+    _check_data_dir(data_dir)
     opts = Options(algorithm, heuristic, weight, Path(data_dir) if data_dir else None, max_nodes,
                    pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout, prune)
     if checkpoint is not None:
@@ -212,18 +212,12 @@ def solve(
     return sol
 
 
-def _check_arguments(data_dir: str | Path | None, **numbers: object) -> None:
-    """One clear BoardError for what the API's caller got wrong: a data_dir that does not exist
-    (a typo would otherwise become a new directory, tables built into it), a number that is
-    not one (timeout='x' ended in a TypeError deep in the search)."""
+def _check_data_dir(data_dir: str | Path | None) -> None:
+    """A data_dir that does not exist is a BoardError: a typo would otherwise become a new
+    directory, tables built into it (the CLI says so and goes on: a user sees that line)."""
     if data_dir is not None and str(data_dir).strip() and not Path(data_dir).exists():
         raise BoardError(f"data_dir {str(data_dir)!r} does not exist: create it, or leave data_dir out "
                          f"for the default ({resolve_data_dir(None)})")
-    for name, value in numbers.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
-                                                                                    np.floating))
-                                  or not value > 0):
-            raise BoardError(f"{name} must be a number above 0, got {value!r}")
 
 
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
@@ -267,6 +261,6 @@ def distance(board: BoardLike, goal: BoardLike = "blank-last", data_dir: str | P
              rows: int | None = None, cols: int | None = None, log: Log = quiet) -> int:
     """Exact distance by table lookup (the table is built on first use for <= 9 cells)."""
     board, frame = prepare(board, goal, rows, cols)
-    _check_arguments(data_dir)
+    _check_data_dir(data_dir)
     h = exact_heuristic(frame, resolve_data_dir(data_dir), log)
     return h(frame.to_canonical(board))

@@ -256,6 +256,7 @@ def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tm
     from solver import solve
 
     ro = tmp_path / "ro"
+    ro.mkdir()
 
     def refuse(data_dir, needed, what):
         raise WriteError(f"cannot write {what}: cannot write to {data_dir} (Read-only file system)")

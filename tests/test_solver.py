@@ -147,17 +147,6 @@ def test_best_first_searches_stop_at_their_timeout_with_h_as_bound():
     assert e.value.lower_bound == 64  # the board's Manhattan distance
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"timeout": "x"}, "timeout must be a number above 0, got 'x'"),
-    ({"timeout": -1}, "timeout must be a number above 0"),
-    ({"max_nodes": True}, "max_nodes must be a number above 0"),
-    ({"jobs": 0}, "jobs must be a number above 0"),
-])
-def test_api_arguments_that_are_not_numbers_get_one_clear_error(kwargs, message):
-    with pytest.raises(BoardError, match=message):
-        solve("8 6 7 2 5 4 3 0 1", **kwargs)
-
-
 def test_api_refuses_a_data_dir_that_does_not_exist(tmp_path):
     """A typo must not become a new directory with tables built into it."""
     missing = tmp_path / "tabels"
