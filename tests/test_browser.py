@@ -122,6 +122,20 @@ def test_tiles_move_by_click_and_by_arrow_key(page):
     assert page.get_attribute("#board", "data-tiles") == "1 2 3 4 5 6 7 8 0"
 
 
+def test_a_7x7_board_is_drawn_and_its_tiles_move(page):
+    """The biggest board: 49 cells that fit the page, and tiles that slide as on 3x3."""
+    page.select_option("#size", "7x7")
+    page.click("#reset")
+    goal = " ".join(map(str, [*range(1, 49), 0]))
+    page.wait_for_function(f"document.querySelector('#board').dataset.tiles === '{goal}'")
+    assert page.locator(".tile").count() >= 48
+    box = page.locator("#board").bounding_box()
+    assert box["width"] <= 1200 and box["height"] <= 820
+    page.click(".tile[data-tile='48']")
+    assert page.get_attribute("#board", "data-tiles").endswith("47 0 48")
+    shot(page, "board-7x7")
+
+
 def test_the_stop_button_ends_a_long_search_with_its_lower_bound(page):
     set_board(page, KORF_1, "blank-first")
     page.select_option("#algorithm", "idastar")
