@@ -235,20 +235,21 @@ def pattern_data(frame: Frame, tiles: tuple[int, ...], progress: bool = False,
     goal_cells = frame.canonical_goal.positions()[list(placed)]
     label = f"{frame.shape} tiles {group_label(tiles)}" if progress else None
     zero = is_zero_aware(tiles)
+    blank_free = not zero and not regions_fit(n, len(placed))  # (patterndb.blankfree)
     if zero:
         table, words, seconds, levels = build_regions(frame.shape.neighbours, frame.shape.cols, goal_cells,
                                                       frame.blank_cell, label)
-    elif regions_fit(n, len(placed)):
+    elif blank_free:
+        table, seconds, levels = build_blank_free(frame.shape.neighbours, goal_cells, label)
+    else:
         table, seconds, levels = build_pattern(frame.shape.neighbours, frame.shape.cols, goal_cells,
                                                frame.blank_cell, label)
-    else:
-        table, seconds, levels = build_blank_free(frame.shape.neighbours, goal_cells, label)
     hist = histogram(table)
     attrs = pattern_expect(frame, tiles) | {
         "tiles_label": group_label(tiles),
         "index": PDB_INDEX,
         "values": "fewest moves of the group's tiles to bring them home (admissible, additive over disjoint groups)"
-                  + ("" if zero or regions_fit(n, len(placed)) else "; the blank taken to be anywhere"),
+                  + ("; the blank taken to be anywhere" if blank_free else ""),
         "cost_model": PDB_COST,
         "blank_cell": frame.blank_cell,
         "unreachable": UNREACHED,

@@ -158,8 +158,13 @@ def is_zero_aware(group: tuple[int, ...]) -> bool:
     return 0 in group
 
 
-def _check_zero_aware(shape, groups: list[list[int]]) -> None:
-    if shape.n > ZERO_AWARE_MAX_CELLS and any(0 in g for g in groups):
+def zero_aware_fits(shape) -> bool:
+    """Can this board have zero-aware groups (the blank in a group)? Not above ZERO_AWARE_MAX_CELLS."""
+    return shape.n <= ZERO_AWARE_MAX_CELLS
+
+
+def _check_zero_aware(shape) -> None:
+    if not zero_aware_fits(shape):
         raise PatternError(f"zero-aware tables (the blank, 0, in a group) are for boards of at most "
                            f"{ZERO_AWARE_MAX_CELLS} cells, not {shape}: leave the blank out")
 
@@ -172,7 +177,7 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
     if spec in named:
         return tuple(tuple(g) for g in named[spec])
     if spec.startswith("z") and spec[1:] in named:
-        _check_zero_aware(shape, [[0]])
+        _check_zero_aware(shape)
         return tuple(g if 0 in g else (0, *g) for g in named[spec[1:]])
     if not spec:
         raise PatternError("empty pattern")
@@ -195,7 +200,8 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
                 where = "twice in one group" if seen[t] == i else "in two groups"
                 raise PatternError(f"tile {t} appears {where}: groups must be disjoint")
             seen[t] = i
-    _check_zero_aware(shape, groups)
+    if any(0 in g for g in groups):
+        _check_zero_aware(shape)
     for g in map(pattern_tiles, groups):
         if len(g) > shape.n - 2:
             raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")

@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,10 +129,7 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
     weighted = dataclasses.replace(plan, algorithm="wastar", rival=None,
                                    options=dataclasses.replace(plan.options, weight=weight, max_nodes=nodes,
                                                                timeout=None))
-    flag = StopFlag()
-    watch = threading.Thread(target=_relay, args=(finished, flag), daemon=True)
-    watch.start()
-    try:
+    with _stopped_once(finished) as flag:
         try:
             bounds.offer(run(board, weighted, Control(stop=flag)))
             return True
@@ -144,9 +142,6 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
             return False
         except SearchStopped:
             return False
-    finally:
-        flag.request("done")
-        watch.join()
 
 
 def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool]) -> None:
@@ -158,27 +153,35 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
         below = bounds.best.length if bounds.best is not None else 10 ** 4
     canon = plan.frame.to_canonical(board)
     started = time.perf_counter()
-    flag = StopFlag()
-    watch = threading.Thread(target=_relay, args=(finished, flag), daemon=True)
-    watch.start()
-    try:
+    with _stopped_once(finished) as flag:
         status, path, generated = beam_kernel(canon.tiles.astype(np.int8), plan.frame.canonical_goal.tiles.astype(np.int8),
                                               plan.heuristic.H, board.shape.neighbours, width, below, flag.flag)
-    finally:
-        flag.request("done")
-        watch.join()
     if status == FOUND:
         bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,}", generated,
                                         time.perf_counter() - started))
 
 
-def _relay(finished: Callable[[], bool], flag: StopFlag) -> None:
-    """Stop the beam once the search may end (a stop, the bound met, IDA* done): the kernel reads one flag."""
-    while not flag.requested:
-        if finished():
-            flag.request("stopped")
-            return
-        time.sleep(POLL)
+@contextmanager
+def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
+    """A stop flag for one upper-bound search, requested once the whole search may end (a
+    stop, the bound met, IDA* done): the kernels read one flag, so a thread relays finished()
+    to it while the block runs."""
+    flag = StopFlag()
+
+    def relay() -> None:
+        while not flag.requested:
+            if finished():
+                flag.request("stopped")
+                return
+            time.sleep(POLL)
+
+    watch = threading.Thread(target=relay, daemon=True)
+    watch.start()
+    try:
+        yield flag
+    finally:
+        flag.request("done")
+        watch.join()
 
 
 def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,

@@ -11,7 +11,6 @@ goal and reused for every board of a batch.
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from pathlib import Path
 from typing import Sequence, Union
@@ -29,6 +28,7 @@ from .heuristic_choice import cached_race, choose_heuristic, exact_available, ex
 from .ida_run import run_idastar
 from .plan import Control, Log, Options, Plan, quiet
 from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, table_walk
+from .search.best_first import EXHAUSTED, LIMIT, STOPPED
 from .solution import NodeLimitReached, SearchStopped, Solution
 
 __all__ = ["Control", "Options", "Plan", "as_board", "distance", "make_plan", "prepare", "run", "solve"]
@@ -138,19 +138,11 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
         wg, wh = BEST_FIRST_KEYS.get(algorithm, (1.0, float(opts.weight)))
         limit = DEFAULT_MAX_NODES if opts.max_nodes is None else opts.max_nodes
         stop = (control or Control()).stop
-        alarm = None if opts.timeout is None else threading.Timer(opts.timeout, stop.request, ("timeout",))
-        if alarm is not None:
-            alarm.daemon = True
-            alarm.start()
-        try:
+        with stop.searching(opts.timeout):
             status, path, expanded, generated = best_first_kernel(
                 tiles, frame.canonical_goal.tiles.astype(np.int64), h.H, board.shape.neighbours, wg, wh, limit, stop.flag)
-        finally:
-            if alarm is not None:
-                alarm.cancel()
-        if status == 3:  # stopped: what is proven is h at the start, where h is admissible
             reason = stop.reason or "stopped"
-            stop.clear()  # the Control can watch the next solve
+        if status == STOPPED:  # what is proven is h at the start, where h is admissible
             bound = int(h(canon)) if h.admissible and algorithm != "bfs" else 0
             raise SearchStopped(reason, algorithm, bound, expanded, generated, time.perf_counter() - start, [])
         _check_status(status, algorithm, expanded)
@@ -222,10 +214,10 @@ def _check_data_dir(data_dir: str | Path | None) -> None:
 
 def _check_status(status: int, algorithm: str, expanded: int) -> None:
     """Best-first kernel status to an exception (IDA* raises SearchStopped instead)."""
-    if status == 2:
+    if status == LIMIT:
         raise NodeLimitReached(f"{algorithm} stopped at its node limit after {expanded:,} nodes expanded: "
                                "try idastar or raise --max-nodes")
-    if status == 1:
+    if status == EXHAUSTED:
         raise RuntimeError(f"{algorithm} exhausted the search space without reaching the goal")
 
 

@@ -11,8 +11,8 @@ from patterndb.buildcheck import check_exact_build
 from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.errors import WriteError
 from patterndb.exact import build_exact
-from patterndb.patterns import (ZERO_AWARE_MAX_CELLS, group_label, is_zero_aware, named_partitions, parse_catalog,
-                                parse_partition, pattern_tiles, race_spec)
+from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition,
+                                pattern_tiles, race_spec, zero_aware_fits)
 from patterndb.store import read_attrs
 from patterndb.symmetry import catalogue_sums
 
@@ -95,7 +95,7 @@ def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | No
     """The first fully cached named partition (they are listed strongest first), zero-aware
     before plain."""
     for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
-        plain_only = any(map(is_zero_aware, part)) or frame.shape.n > ZERO_AWARE_MAX_CELLS
+        plain_only = any(map(is_zero_aware, part)) or not zero_aware_fits(frame.shape)
         for spec in (name,) if plain_only else (f"z{name}", name):
             if cached(frame, parse_partition(spec, frame), data_dir) is not None:
                 return pdb_named(frame, spec, data_dir, reflect)

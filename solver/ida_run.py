@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import threading
 import time
 
 from patterndb import Board, BoardError
@@ -60,11 +59,7 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
     # The time-out stops the kernels themselves when it comes (they read the stop flag every
     # few thousand nodes): the driver looks at the clock only between kernel calls, and a
     # thread of a batch runs whole iterations in one call (--timeout 0.5 stopped at 1.3 s).
-    alarm = None if deadline is None else threading.Timer(opts.timeout, control.stop.request, ("timeout",))
-    if alarm is not None:
-        alarm.daemon = True
-        alarm.start()
-    try:
+    with control.stop.searching(opts.timeout):
         if racing:
             raced = race(*(Driver(p, backend, control.stop, listener, opts.max_nodes or 0, deadline, control.split_nodes)
                            for _, p in problems), tuple(names), control.stop, deadline=deadline)
@@ -96,11 +91,6 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
             finally:
                 if trace is not None:
                     trace.close()
-    finally:
-        if alarm is not None:
-            alarm.cancel()
-            alarm.join()  # (it may be running request() now: done before the flag is cleared)
-        control.stop.clear()  # the Control can watch the next solve
     lost_e, lost_g = (raced.lost_expanded, raced.lost_generated) if raced is not None else (0, 0)
     if out is not None:
         state, path = out.state, out.path

@@ -5,9 +5,10 @@ result rows of subtree chunks, and the two interfaces around the driver: where s
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Protocol
+from typing import Callable, Iterator, Protocol
 
 import numpy as np
 
@@ -39,6 +40,23 @@ class StopFlag:
         """Ready for the next search (a request ends only the search it was made during)."""
         self.reason = None
         self.flag[0] = 0
+
+    @contextmanager
+    def searching(self, timeout: float | None) -> Iterator[None]:
+        """One search: a "timeout" request after timeout seconds (None: none) while it runs,
+        the kernels stopping themselves when it comes; cleared afterwards, so that the
+        Control can watch the next solve (read reason inside the block)."""
+        alarm = None if timeout is None else threading.Timer(timeout, self.request, ("timeout",))
+        if alarm is not None:
+            alarm.daemon = True
+            alarm.start()
+        try:
+            yield
+        finally:
+            if alarm is not None:
+                alarm.cancel()
+                alarm.join()  # (it may be running request() now: done before the flag is cleared)
+            self.clear()
 
 
 @dataclass
