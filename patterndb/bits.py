@@ -149,3 +149,22 @@ def load_u64(typingctx, addr):
         return load
 
     return types.uint64(addr), codegen
+
+
+@intrinsic
+def fetch_add(typingctx, arr, idx, val):
+    """arr[idx] += val as one atomic instruction, returning the value before (threads that
+    share a counter lose no update); arr: a 1-d int64 array."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.int64
+            and isinstance(idx, types.Integer) and isinstance(val, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        from numba.core import cgutils
+
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [args[1]])
+        add = context.cast(builder, args[2], signature.args[2], types.int64)
+        return builder.atomic_rmw("add", ptr, add, "seq_cst")
+
+    return types.int64(arr, idx, val), codegen

@@ -7,12 +7,15 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board, scramble
+from patterndb.catalog import build_pattern_file
+from patterndb.frame import Frame
 from patterndb.movefsm import undo_machine
+from patterndb.patterns import parse_catalog
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.checkpoint import Checkpoint, CheckpointError, digest
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.moves import FOUND
+from solver.search.moves import FOUND, LIMIT, METER, STOP_EVERY
 from solver.search.subtree_order import GROWTH_POWER, search_order
 from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.search.threads import run_chunk
@@ -175,6 +178,47 @@ def test_node_limit_and_timeout_raise_with_what_was_proven():
     assert e.value.reason == "timeout" and time.monotonic() - t < 2.5
     d = e.value.to_dict()
     assert d["optimal"] is False and d["interrupted"] is True and d["lower_bound"] == e.value.lower_bound
+
+
+def test_a_kernel_stops_where_the_threads_shared_node_meter_runs_out(pdb_dir):
+    """The meter other threads have filled counts: a chunk given no budget of its own stops
+    after exactly the expansions the meter has left (each kernel: generic, additive tables,
+    a catalogue's maximum)."""
+    board, want = korf(2)
+    frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    rows = "5-5-5+1-5/6-10/11-15"
+    for g in parse_catalog(rows, frame)[1]:
+        build_pattern_file(frame, g, pdb_dir)
+    for opts in (dict(heuristic="manhattan"), dict(pattern="5-5-5", data_dir=pdb_dir),
+                 dict(pattern=rows, data_dir=pdb_dir)):
+        p, _ = problem(board, **opts)
+        paths, first = p.frontier()
+        chunk = np.arange(len(paths))
+        bound = want - 2  # (no solution: the whole iteration's expansions, unless stopped)
+        whole = run_chunk(p, paths, first, chunk, bound, 0, StopFlag().flag)[0][:, EXPANDED].sum()
+        for left in (1, 7, 5000, whole // 3):
+            stop = StopFlag()
+            stop.meter(10**6)
+            stop.flag[METER] = 10**6 - left  # (spent by the other threads)
+            res, _ = run_chunk(p, paths, first, chunk, bound, 0, stop.flag)
+            assert res[-1, STATUS] == LIMIT and res[:, EXPANDED].sum() == left, (opts, left)
+            assert stop.flag[METER] == 10**6
+        stop.meter(0)  # disarmed: the same chunk runs to its own budget
+        res, _ = run_chunk(p, paths, first, chunk, bound, 5000, stop.flag)
+        assert res[:, EXPANDED].sum() == 5000 and stop.flag[METER] == 0
+
+
+@pytest.mark.parametrize("limit", [300_000, 1_000_003])
+def test_a_node_limit_with_two_threads_is_passed_by_less_than_one_look(limit):
+    """--max-nodes 6000000 -j 2 ended at 6,040,961: each thread's chunk could spend what was
+    left. The threads now share one meter; they pass it by at most the other thread's look
+    (a few nodes, up to STOP_EVERY where a thread is preempted between two looks)."""
+    board, want = korf(2)
+    with pytest.raises(SearchStopped, match="node limit") as e:
+        solve(board, "blank-first", heuristic="manhattan", max_nodes=limit, jobs=2,
+              control=Control(split_nodes=1000))
+    assert e.value.reason == "limit" and e.value.lower_bound <= want
+    assert limit <= e.value.nodes_expanded <= limit + STOP_EVERY, e.value.nodes_expanded
 
 
 def test_checkpoint_resume_gives_the_uninterrupted_counts(pdb_dir, tmp_path):

@@ -16,7 +16,8 @@ import numpy as np
 from patterndb.jit import njit
 
 from ..heuristics.kernels import h_full, h_move
-from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_look, slide
+from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, first_look,
+                    look_at_limits, settle, slide)
 
 
 @njit(cache=True, nogil=True)
@@ -44,7 +45,8 @@ def dfs_generic(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, b
     nxt = NO_BOUND
     expanded = 0
     generated = 0
-    look = next_look(0, budget)
+    look = first_look(budget, stop)
+    counted = 0  # expansions reported to the shared meter (moves.METER)
     depth = d0
     nextdir[d0] = 0
     while depth >= d0:
@@ -81,9 +83,8 @@ def dfs_generic(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, b
             return FOUND, depth, expanded, generated, nxt
         expanded += 1
         if expanded >= look:  # one comparison per node for both the stop flag and the budget
-            if stop[0] != 0:
-                return STOPPED, -1, expanded, generated, nxt
-            if budget > 0 and expanded >= budget:
-                return LIMIT, -1, expanded, generated, nxt
-            look = next_look(expanded, budget)
+            status, look, counted = look_at_limits(expanded, counted, budget, stop)
+            if status != GO_ON:
+                return status, -1, expanded, generated, nxt
+    settle(stop, expanded, counted)
     return EXHAUSTED, -1, expanded, generated, nxt

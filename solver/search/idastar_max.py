@@ -44,7 +44,8 @@ from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
 from ..heuristics.kernels import entry_low, h_full, lookup_arrays, mapped_entry
-from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
+from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows,
+                    first_look, look_at_limits, settle, slide)
 
 
 AHEAD = 2  # sums read one by one before the rest's entries are asked for together
@@ -84,7 +85,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     nxt = NO_BOUND
     expanded = 0
     generated = 0
-    look = next_look(0, budget)
+    look = first_look(budget, stop)
+    counted = 0  # expansions reported to the shared meter (moves.METER)
     depth = d0
     nextdir[d0] = 0
     rows = fsm.reshape(-1)
@@ -178,9 +180,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
             return FOUND, depth, expanded, generated, nxt
         expanded += 1
         if expanded >= look:
-            if stop[0] != 0:
-                return STOPPED, -1, expanded, generated, nxt
-            if budget > 0 and expanded >= budget:
-                return LIMIT, -1, expanded, generated, nxt
-            look = next_look(expanded, budget)
+            status, look, counted = look_at_limits(expanded, counted, budget, stop)
+            if status != GO_ON:
+                return status, -1, expanded, generated, nxt
+    settle(stop, expanded, counted)
     return EXHAUSTED, -1, expanded, generated, nxt

@@ -67,7 +67,8 @@ from patterndb.zeroaware import region_inputs, region_raise
 
 from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
 from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
-from .moves import FOUND, EXHAUSTED, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows, next_look, slide
+from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows,
+                    first_look, look_at_limits, settle, slide)
 
 
 @njit(cache=True, inline="always")
@@ -161,7 +162,8 @@ def _kernel(look_ahead: bool, zero: bool):
         nxt = NO_BOUND
         expanded = 0
         generated = 0
-        look = next_look(0, budget)
+        look = first_look(budget, stop)
+        counted = 0  # expansions reported to the shared meter (moves.METER)
         depth = d0
         nextdir[d0] = 0
         hrs[d0] = gval.sum()
@@ -319,11 +321,10 @@ def _kernel(look_ahead: bool, zero: bool):
                 return FOUND, depth, expanded, generated, nxt
             expanded += 1
             if expanded >= look:  # one comparison per node for both the stop flag and the budget
-                if stop[0] != 0:
-                    return STOPPED, -1, expanded, generated, nxt
-                if budget > 0 and expanded >= budget:
-                    return LIMIT, -1, expanded, generated, nxt
-                look = next_look(expanded, budget)
+                status, look, counted = look_at_limits(expanded, counted, budget, stop)
+                if status != GO_ON:
+                    return status, -1, expanded, generated, nxt
+        settle(stop, expanded, counted)
         return EXHAUSTED, -1, expanded, generated, nxt
 
     return dfs_pdb

@@ -15,7 +15,7 @@ import numpy as np
 from patterndb.movefsm import MoveMachine
 
 from .aot import kernels
-from .moves import NO_BOUND
+from .moves import METER, METER_LIMIT, NO_BOUND
 
 FRONTIER_TARGET = 4096  # subtrees per split iteration ("a few thousand")
 
@@ -24,13 +24,19 @@ class StopFlag:
     """Read by the kernels (flag[0] != 0 stops them); set by signals, time-outs, limits, or a solution."""
 
     def __init__(self) -> None:
-        self.flag = np.zeros(1, dtype=np.int64)
+        self.flag = np.zeros(3, dtype=np.int64)  # [the flag, then moves.METER's count and limit]
         self.reason: str | None = None
 
     def request(self, reason: str) -> None:
         if self.reason is None:
             self.reason = reason
         self.flag[0] = 1
+
+    def meter(self, limit: int) -> None:
+        """Arm the node meter the kernel calls sharing this flag count their expansions on
+        (moves.METER): they stop at `limit` together (0: disarm it)."""
+        self.flag[METER] = 0
+        self.flag[METER_LIMIT] = max(0, limit)
 
     @property
     def requested(self) -> bool:

@@ -25,7 +25,8 @@ from ..heuristics.kernels import PDB, PDB_MAX, h_full, has_zero_aware, scratch_s
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
 from .idastar_pdb import dfs_pdb, dfs_pdb_ahead, dfs_pdb_ahead_zero, dfs_pdb_zero
-from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, next_bound, slide, solution_parity
+from .moves import (EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, meter_spent, next_bound, settle, slide,
+                    solution_parity)
 
 # Columns of the per-subtree result rows.
 STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
@@ -117,7 +118,8 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
 
     results[k] gets (status, expanded, generated, next f, goal depth) of
     subtree indices[k]. Stops at the first FOUND (solution[0..depth] is the
-    blank's path), LIMIT (budget > 0 expansions in this call) or STOPPED;
+    blank's path), LIMIT (budget > 0 expansions in this call, or the shared
+    meter's limit: moves.METER) or STOPPED;
     rows after it are left untouched. Returns the number of rows written.
     """
     n = board0.size
@@ -133,7 +135,7 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
     for k in range(indices.size):
         i = indices[k]
         left = budget - spent
-        if stop[0] != 0 or (budget > 0 and left <= 0):
+        if stop[0] != 0 or (budget > 0 and left <= 0) or meter_spent(stop, 0):
             results[k, STATUS] = STOPPED if stop[0] != 0 else LIMIT
             results[k, NEXT_F] = NO_BOUND
             return k + 1
@@ -171,7 +173,11 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
                     goal_depth = j
                     break
             if j >= first[i]:
+                if meter_spent(stop, expanded):  # (a deep piece's path would pass the threads' shared limit)
+                    status = LIMIT
+                    break
                 expanded += 1
+        settle(stop, expanded, 0)
         if status == EXHAUSTED:
             left = max(1, left - expanded) if budget > 0 else 0
             if H[0] == PDB_MAX:

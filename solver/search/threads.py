@@ -10,8 +10,8 @@ import time
 import numpy as np
 
 from .aot import kernels
-from .moves import LIMIT, MAX_DEPTH, NO_BOUND
-from .state import Problem
+from .moves import LIMIT, MAX_DEPTH, METER, NO_BOUND
+from .state import Problem, StopFlag
 from .subtrees import EXPANDED
 from .work_queue import Rate, WorkQueue, chunk_floor
 
@@ -44,6 +44,7 @@ class ThreadBackend:
         self.jobs = max(1, jobs)
         self.threads: list[threading.Thread] = []
         self.error: BaseException | None = None
+        self.stop: StopFlag | None = None  # the running iteration's, its node meter armed
         self.rate = Rate()  # one thread's nodes a second, over every chunk this backend searched
 
     def start(self, problem, paths, first, indices, bound, budget, stop, rows, weights=None) -> None:
@@ -52,6 +53,8 @@ class ThreadBackend:
         lock = threading.Lock()
         spent = [0]
         self.error = None
+        self.stop = stop
+        stop.meter(budget)  # the threads' kernels stop at the budget together, not each at its own
 
         def work() -> None:
             try:
@@ -67,7 +70,7 @@ class ThreadBackend:
                     if chunk.size == 0:
                         return
                     left = budget - spent[0] if budget > 0 else 0
-                if budget > 0 and left <= 0:
+                if budget > 0 and (left <= 0 or stop.flag[METER] >= budget):
                     now = time.monotonic()
                     rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64),
                              threading.current_thread().name, now, now)
@@ -100,3 +103,6 @@ class ThreadBackend:
         for t in self.threads:
             t.join()
         self.threads = []
+        if self.stop is not None:
+            self.stop.meter(0)
+            self.stop = None
