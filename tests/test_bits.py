@@ -1,10 +1,13 @@
+import threading
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patterndb import Shape
 from patterndb.additive import Cells, _geometry, _neighbour_masks, _region_after_move, box_bridges, box_rings
-from patterndb.bits import flood
+from patterndb.bits import fetch_add, flood
+from patterndb.jit import njit
 
 from . import naive
 
@@ -50,3 +53,24 @@ def test_region_after_a_move_is_the_flood_of_the_new_free_cells(shape, data):
             free2 = (mask | 1 << c) & ~(1 << b)
             got = int(_region_after_move(c, b, np.uint64(region), np.uint64(free2), cells))
             assert got == sum(1 << x for x in naive.region(rows, cols, c, {x for x in range(n) if free2 >> x & 1}))
+
+
+def test_fetch_add_loses_no_update_between_threads():
+    """The node meter's counter: two threads adding at once must sum exactly (a plain
+    read-add-write loses updates when they interleave)."""
+    @njit(nogil=True)
+    def add_many(counter, n):
+        old = 0
+        for _ in range(n):
+            old = fetch_add(counter, 1, 1)
+        return old
+
+    counter = np.zeros(3, dtype=np.int64)
+    assert add_many(counter, 1) == 0 and counter.tolist() == [0, 1, 0]
+    counter[1] = 0
+    threads = [threading.Thread(target=add_many, args=(counter, 2_000_000)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert counter.tolist() == [0, 4_000_000, 0]
