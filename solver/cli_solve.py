@@ -138,9 +138,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if show_boards and (batch_file or as_json):
         raise click.UsageError("--show-boards prints one board's solution as text: not with --file or --json")
     bounded = anytime or (within is not None and within > 1.0)  # (--within 1.0: the optimal search, as it is)
-    if bounded and (batch_file or checkpoint or trace or scheduler or show_boards):
-        raise click.UsageError("--within and --anytime are for one board, without --checkpoint, --trace, --scheduler "
-                               "or --show-boards")
+    if bounded and (checkpoint or trace or scheduler or show_boards):
+        raise click.UsageError("--within and --anytime are not for --checkpoint, --trace, --scheduler or --show-boards")
     if bounded and algorithm not in (None, "idastar"):
         raise click.UsageError("--within and --anytime prove their bound with IDA*: not with --algorithm " + algorithm)
     if scheduler is not None:
@@ -151,6 +150,11 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         check_address(scheduler)
     opts = Options(algorithm, heuristic, weight, data_dir, max_nodes, pattern,
                    tuple(Path(p) for p in pdb_files), not no_reflect, jobs, timeout, prune)
+    if batch_file and bounded:
+        from .cli_bounded_batch import solve_file_within
+
+        sys.exit(solve_file_within(batch_file, goal, opts, shape_kwargs(size, rows, cols), None if anytime else within,
+                                   as_json, quiet))
     if batch_file:
         try:
             with connect_cluster(scheduler, cluster_timeout) as cluster:

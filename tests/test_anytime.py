@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -123,11 +125,58 @@ def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
     (["8672543_1", "--within", "0.5"], "0.5 is not in the range x>=1.0"),
     (["8672543_1", "--within", "1.2", "--algorithm", "astar"], "--within and --anytime prove their bound with IDA*"),
     (["8672543_1", "--anytime"], "this board would be solved by table: add --algorithm idastar"),
-    (["--file", "-", "--anytime"], "--within and --anytime are for one board"),
+    (["--file", "-", "--anytime", "--scheduler", "local:2"], "--within and --anytime are not for"),
 ])
 def test_what_the_bounded_search_does_not_take_is_one_line(args, message):
     r = solve(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("within", ["1.2", None])
+def test_a_batch_answers_each_board_within_its_bound_against_the_bfs_distance(distances, tmp_path, within):
+    """--file with --within R (or --anytime): a row a board, each lower bound at most the BFS
+    distance and each length at most R times the bound (the optimum with --anytime); a known
+    optimum the answer contradicts is a MISMATCH (exit 1); a line that is no board an error row."""
+    lines, want = [], {}
+    for board in boards(3, 3, 8, seed=7):
+        b = prepare(board, "blank-last", 3, 3)[0]
+        want[len(lines) + 1] = distances[(3, 3)][tuple(b.tiles.tolist())]
+        lines.append(f"{board} {want[len(lines) + 1]}")
+    f = tmp_path / "boards.txt"
+    f.write_text("\n".join(lines) + "\n")
+    flags = ["--within", within] if within else ["--anytime"]
+    r = solve("--file", str(f), *flags, "-a", "idastar", "-H", "manhattan", "--json")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 0 and len(rows) == len(lines), r.stderr
+    for row in rows:
+        d = want[row["line"]]
+        assert row["lower_bound"] <= d <= row["length"] <= float(within or 1) * row["lower_bound"] + 1e-9
+        assert row["ended"] in (("within", "optimal") if within else ("optimal",))
+    assert "boards answered within 20%" in r.stderr if within else "8 of 8 boards proven optimal" in r.stderr
+    f.write_text(f"{lines[0].rsplit(' ', 1)[0]} 0\nnot a board\n")  # (0: below every bound of a scrambled board)
+    r = solve("--file", str(f), *flags, "-a", "idastar", "-H", "manhattan")
+    assert r.returncode == 1 and "MISMATCH" in r.stdout and "1 not solvable boards" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(tmp_path):
+    """A board whose bound is not proven by --timeout ends its row "timeout" (exit 4, as one
+    board); Ctrl-C ends the board in progress with its best answer and starts no other (130)."""
+    korf1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+    f = tmp_path / "hard.txt"
+    f.write_text(f"{korf1}\n{korf1}\n")
+    common = ["--file", str(f), "--goal", "blank-first", "-a", "idastar", "-H", "manhattan", "--json"]
+    r = solve(*common, "--within", "1.001", "--timeout", "1")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 4 and [row["ended"] for row in rows] == ["timeout", "timeout"], r.stderr
+    assert all(row["lower_bound"] <= 57 <= row["length"] for row in rows)
+    p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", *common, "--anytime"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    p.send_signal(signal.SIGINT)
+    out, errs = p.communicate(timeout=120)
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert p.returncode == 130 and rows[-1]["status"] == "not started" and rows[-1]["line"] == 2, errs
+    assert "interrupted: 1 boards not started" in errs and "Traceback" not in errs
 
 
 def test_node_limits_that_stop_every_weighted_run_still_give_a_bounded_answer(distances):
