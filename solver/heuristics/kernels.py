@@ -281,23 +281,25 @@ def h_full(board, pos, H, greg, gref):
 
 @njit(cache=True, inline="always")
 def is_incremental(H):
-    """Does a move change only its tile's group and that group's mirror (plain pattern
-    databases: group_step applies), rather than calling for h_full (catalogues, zero-aware
-    groups whose values follow the blank)?"""
-    return H[0] == PDB and not has_zero_aware(H)
+    """Does a move change only its tile's group and that group's mirror (one partition's
+    pattern databases: group_step applies), rather than calling for h_full (catalogues)?
+    Zero-aware groups too: a group's value follows the blank only from one region of the
+    cells its tiles leave free to another, and a move of another group's tile takes the
+    blank to the next cell, which that tile left free: the same region."""
+    return H[0] == PDB
 
 
 @njit(cache=True, inline="always")
 def group_step(pos, H, t, reflected):
     """(the group whose value the move of tile t changed, its new value), pos already moved:
     tile t's group, or with reflected the group whose mirrored lookup reads t's cell (the
-    group of t's mirror tile); (-1, 0) when no group holds it. Plain tables only (is_incremental)."""
+    group of t's mirror tile); (-1, 0) when no group holds it. One partition only (is_incremental)."""
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     g = H[5][refl_tile[t]] if reflected else H[5][t]
     if g < 0:
         return np.int64(-1), np.int64(0)
     return g, group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                          g, reflected, False)
+                          g, reflected, has_zero_aware(H))
 
 
 @njit(cache=True, inline="always")
