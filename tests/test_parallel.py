@@ -194,8 +194,10 @@ def test_a_kernel_stops_where_the_threads_shared_node_meter_runs_out(pdb_dir):
         p, _ = problem(board, **opts)
         paths, first = p.frontier()
         chunk = np.arange(len(paths))
-        bound = want - 2  # (no solution: the whole iteration's expansions, unless stopped)
-        whole = run_chunk(p, paths, first, chunk, bound, 0, StopFlag().flag)[0][:, EXPANDED].sum()
+        bound, whole = want - 24, 0  # an iteration far below the optimum (no solution), of 20,000 nodes or more
+        while whole < 20_000:
+            bound += 2
+            whole = run_chunk(p, paths, first, chunk, bound, 0, StopFlag().flag)[0][:, EXPANDED].sum()
         for left in (1, 7, 5000, whole // 3):
             stop = StopFlag()
             stop.meter(10**6)
