@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Callable
 
 import click
 
@@ -24,24 +25,31 @@ def verdict(result: Bounded) -> str:
             f"(lower bound proven by IDA* with admissible {result.heuristic})")
 
 
+def progress(quiet: bool, prefix: str = "", moves: bool = True) -> Callable[[dict], None]:
+    """What a bounded search prints on stderr as it goes: each better solution (its moves too
+    where `moves`) or higher bound, once there is a solution."""
+    def update(event: dict) -> None:
+        if quiet or event["length"] is None:
+            return
+        length, bound = event["length"], event["lower_bound"]
+        gap = 0.0 if length == bound else length / bound - 1 if bound else float("inf")
+        line = (f"{prefix}{event['seconds']:7.2f}s  length {event['length']}  no solution shorter than "
+                f"{event['lower_bound']}  gap {100 * gap:.1f}%")
+        if moves and "moves" in event:
+            line += "  tiles: " + " ".join(map(str, event["moves"]))
+        err(line)
+
+    return update
+
+
 def solve_within(board: Board, plan: Plan, within: float | None, as_json: bool, quiet: bool) -> None:
     """Search, print what was found and proven, and exit: 0 when the asked bound (or, for
     --anytime, the optimum) is proven; else the stopped search's status, the best solution
     found and its bound printed all the same."""
-    def update(event: dict) -> None:
-        if quiet or event["length"] is None:
-            return
-        gap = event["length"] / event["lower_bound"] - 1 if event["lower_bound"] else float("inf")
-        line = (f"{event['seconds']:7.2f}s  length {event['length']}  no solution shorter than "
-                f"{event['lower_bound']}  gap {100 * gap:.1f}%")
-        if "moves" in event:
-            line += "  tiles: " + " ".join(map(str, event["moves"]))
-        err(line)
-
     control = Control()
     try:
         with stop_on_signals(control.stop.request):
-            result = solve_bounded(board, plan, within, control, update)
+            result = solve_bounded(board, plan, within, control, progress(quiet))
     except SearchStopped as e:  # (stopped before any solution)
         if as_json:
             click.echo(json.dumps(e.to_dict() | {"board": str(board), "goal": str(plan.frame.goal)}))

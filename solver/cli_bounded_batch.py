@@ -16,6 +16,7 @@ from patterndb import BoardError
 from .anytime import Bounded, solve_bounded
 from .api import Options, make_plan, prepare
 from .batch import iter_batch
+from .cli_bounded import progress
 from .cli_common import EXIT_STOPPED, err, process_seconds
 from .plan import Control, Plan
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
@@ -81,7 +82,8 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
                 batch["control"] = Control()
                 if batch["reason"] is not None:  # (a signal just before the control existed)
                     batch["control"].stop.request(batch["reason"])
-                result = solve_bounded(board, plan, within, batch["control"])
+                result = solve_bounded(board, plan, within, batch["control"],
+                                       progress(quiet, f"line {e.line}: ", moves=False))
             except BoardError as x:
                 tally["error"] += 1
                 err(f"error: {x}")
