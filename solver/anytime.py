@@ -41,6 +41,7 @@ from .solution import NodeLimitReached, SearchStopped, Solution
 WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
 WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
+SHORTEN_ABOVE = 25  # cells: bigger boards' solutions are shortened window by window (solver.shorten)
 POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
 
 Update = Callable[[dict], None]
@@ -161,6 +162,19 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
                                         time.perf_counter() - started))
 
 
+def _shorten(board: Board, bounds: _Bounds, finished: Callable[[], bool]) -> None:
+    """The best solution's windows searched again (solver.shorten), on boards over 25 cells:
+    there a beam's solutions wander (on 24-puzzles they are a few moves off, and the time
+    goes to wider beams instead)."""
+    from .shorten import shorten
+
+    with bounds.lock:
+        best = bounds.best
+    if best is None or board.shape.n <= SHORTEN_ABOVE:
+        return
+    shorten(best, finished, bounds.offer)
+
+
 @contextmanager
 def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
     """A stop flag for one upper-bound search, requested once the whole search may end (a
@@ -236,6 +250,7 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     reason = None
     try:
         _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
+        _shorten(board, bounds, finished)
         for w in weights:
             with bounds.lock:
                 reason = met()
@@ -249,6 +264,7 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             if reason is not None:
                 break
             _beam(board, plan, bounds, width, finished)
+            _shorten(board, bounds, finished)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)
@@ -267,7 +283,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     result = Bounded(best, proven, plan.heuristic.name, "optimal" if best.length == proven else reason, bounds.updates)
     best.optimal = result.optimal
     if best is not ida_out.get("solution"):
-        found_by = {"wastar": "weighted A*", "greedy": "greedy search", "beam": "beam search"}[best.algorithm]
+        found_by = {"wastar": "weighted A*", "greedy": "greedy search", "beam": "beam search",
+                    "window": "a found solution, its windows searched again,"}[best.algorithm]
         best.proof = (f"{found_by} found it; IDA* with admissible {plan.heuristic.name} proved no solution "
                       f"is shorter than {proven}")
     best.seconds = time.perf_counter() - start
