@@ -109,7 +109,7 @@ def test_a_moves_group_step_matches_a_full_evaluation(pdb_dir, reflect, pattern)
             for reflected, values in ((False, reg), (True, ref)):
                 if reflected and not reflect:
                     continue
-                g, v = group_step(pos, H, t, reflected)
+                g, v = group_step(pos, H, t, reflected, has_zero_aware(H))
                 values[g] = v
             want_reg, want_ref = np.zeros_like(reg), np.zeros_like(ref)
             h = h_full(board, pos, H, want_reg, want_ref)

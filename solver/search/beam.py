@@ -18,7 +18,7 @@ import numpy as np
 
 from patterndb.jit import njit
 
-from ..heuristics.kernels import group_step, h_full, is_incremental, scratch_size
+from ..heuristics.kernels import group_step, h_full, has_zero_aware, is_incremental, scratch_size
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
 
@@ -34,6 +34,14 @@ def _fingerprint(board):
         f = (f ^ np.uint64(board[c] + 1)) * np.uint64(0x100000001B3)
     f ^= f >> np.uint64(29)
     return np.int64(f | np.uint64(1))
+
+
+@njit(cache=True, inline="always")
+def _step(pos, H, t, reflected, zero):
+    """group_step with its zero-aware choice a constant in each branch."""
+    if zero:
+        return group_step(pos, H, t, reflected, True)
+    return group_step(pos, H, t, reflected, False)
 
 
 @njit(cache=True, inline="always")
@@ -74,6 +82,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     # Plain pattern databases: each state's group values and sums, so that a child costs the
     # lookups of its moved tile's group and that group's mirror, not every group's.
     inc = is_incremental(H)
+    zero = has_zero_aware(H)
     refl = H[11]
     G = scratch_size(H)
     rows = width if inc else 1
@@ -127,11 +136,11 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 pos[t] = b
                 pos[0] = c
                 if inc:
-                    g, v = group_step(pos, H, t, False)
+                    g, v = _step(pos, H, t, False, zero)
                     hr = cur_sums[k, 0] + (v - cur_reg[k, g] if g >= 0 else 0)
                     gm, vm, hf = -1, 0, 0
                     if refl:
-                        gm, vm = group_step(pos, H, t, True)
+                        gm, vm = _step(pos, H, t, True, zero)
                         hf = cur_sums[k, 1] + (vm - cur_ref[k, gm] if gm >= 0 else 0)
                     h = max(hr, hf)
                 else:
