@@ -1,6 +1,7 @@
 """6x6 and 7x7 boards: their named partitions admissible against exact distances of
 scrambles, the optimal search and the bounded one answer on them, and the commands
 take their size."""
+import contextlib
 import json
 
 import numpy as np
@@ -14,6 +15,7 @@ from solver import api
 from solver.anytime import solve_bounded
 from solver.cli import main as solver
 from solver.plan import Options
+from solver.solution import SearchStopped
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +64,22 @@ def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
     assert result.reason == "timeout" and 0 < result.lower_bound < sol.length
     first = next(u for u in result.updates if u["length"] is not None)
     assert first["seconds"] < 20
+
+
+def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tables):
+    """A random 35-puzzle: the beam's answer wanders, and its windows searched again give a
+    shorter one (solver.shorten), which replays and stays above the proven bound."""
+    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "5"]).stdout)
+    _, frame = api.prepare(board, "blank-last")
+    warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=3))
+    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 20 s below)
+        solve_bounded(board, warm, within=1.05, weights=(), widths=(1024,))
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=20))
+    result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024,))  # (one beam: then its windows)
+    sol = result.solution
+    lengths = [u["length"] for u in result.updates if u["length"] is not None]
+    assert sol.algorithm == "window" and lengths == sorted(lengths, reverse=True) and lengths[0] > sol.length
+    assert sol.boards()[-1] == make_goal(board.shape, "blank-last") and result.lower_bound < sol.length
 
 
 def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
