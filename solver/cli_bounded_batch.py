@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import time
 from itertools import chain, takewhile
 
@@ -72,10 +71,9 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
                 if e.board is None:
                     raise BoardError(e.error)
                 board, frame = prepare(e.board, goal)
-                key = str(frame.goal)
-                if key not in plans:
-                    plans[key] = make_plan(frame, opts, err)
-                plan = plans[key]
+                if frame.key not in plans:
+                    plans[frame.key] = make_plan(frame, opts, err)
+                plan = plans[frame.key]
                 if plan.algorithm != "idastar":
                     raise BoardError(f"--within and --anytime prove their bound with IDA*, and this board would be "
                                      f"solved by {plan.algorithm}: add --algorithm idastar")

@@ -32,6 +32,7 @@ def shorten(sol: Solution, stopped: Callable[[], bool], on_shorter: Callable[[So
     boards = sol.boards()
     moves = list(sol.moves)
     generated = 0
+    best = None
     for window, step, nodes in stages:
         shorter = True
         while shorter and not stopped():
@@ -51,11 +52,11 @@ def shorten(sol: Solution, stopped: Callable[[], bool], on_shorter: Callable[[So
                     boards[i : j + 1] = part.boards()
                     shorter = True
                 i += step
-            if shorter and on_shorter is not None:
-                on_shorter(_replayed(sol, moves, generated, time.perf_counter() - started))
-    if len(moves) == sol.length:
-        return None
-    return _replayed(sol, moves, generated, time.perf_counter() - started)
+            if shorter:
+                best = _replayed(sol, moves, generated, time.perf_counter() - started)
+                if on_shorter is not None:
+                    on_shorter(best)
+    return best
 
 
 def _replayed(sol: Solution, moves: list[int], generated: int, seconds: float) -> Solution:

@@ -16,7 +16,7 @@ import numpy as np
 from patterndb.jit import njit
 
 from ..heuristics.kernels import h_full, h_move
-from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, first_look,
+from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, first_look,
                     look_at_limits, settle, slide)
 
 

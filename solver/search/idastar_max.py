@@ -44,7 +44,7 @@ from patterndb.bits import prefetch
 from patterndb.zeroaware import region_inputs, region_raise
 
 from ..heuristics.kernels import entry_low, h_full, lookup_arrays, mapped_entry
-from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows,
+from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows,
                     first_look, look_at_limits, settle, slide)
 
 

@@ -67,7 +67,7 @@ from patterndb.zeroaware import region_inputs, region_raise
 
 from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
 from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
-from .moves import (FOUND, EXHAUSTED, GO_ON, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, ask_rows,
+from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows,
                     first_look, look_at_limits, settle, slide)
 
 

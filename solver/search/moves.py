@@ -44,10 +44,16 @@ def next_bound(f, parity):
 
 
 @njit(cache=True, inline="always")
+def metered(stop):
+    """Is a shared node meter armed on this stop flag (the flag arrays of Dask tasks have none)?"""
+    return stop.size > METER_LIMIT and stop[METER_LIMIT] > 0
+
+
+@njit(cache=True, inline="always")
 def first_look(budget, stop):
     """When a kernel call first looks at its limits: at once under a shared meter (which may be
     nearly spent), else after STOP_EVERY expansions or its budget (budget <= 0: none)."""
-    if stop.size > METER_LIMIT and stop[METER_LIMIT] > 0:
+    if metered(stop):
         return 1
     return min(STOP_EVERY, budget) if budget > 0 else STOP_EVERY
 
@@ -58,7 +64,7 @@ def look_at_limits(expanded, counted, budget, stop):
     already reported to the shared meter: (STOPPED, LIMIT or GO_ON, the next look, counted).
     LIMIT when the call's own budget (> 0) or the meter's limit is spent."""
     left = NO_BOUND
-    if stop.size > METER_LIMIT and stop[METER_LIMIT] > 0:
+    if metered(stop):
         total = fetch_add(stop, METER, expanded - counted) + expanded - counted
         counted = expanded
         left = stop[METER_LIMIT] - total
@@ -74,13 +80,13 @@ def look_at_limits(expanded, counted, budget, stop):
 def meter_spent(stop, pending):
     """Whether a shared meter is armed and its count, with `pending` expansions not yet
     reported, has reached its limit."""
-    return stop.size > METER_LIMIT and stop[METER_LIMIT] > 0 and stop[METER] + pending >= stop[METER_LIMIT]
+    return metered(stop) and stop[METER] + pending >= stop[METER_LIMIT]
 
 
 @njit(cache=True, inline="always")
 def settle(stop, expanded, counted):
     """Report a kernel call's last expansions to the shared meter (if any) as it returns."""
-    if stop.size > METER_LIMIT and stop[METER_LIMIT] > 0 and expanded > counted:
+    if metered(stop) and expanded > counted:
         fetch_add(stop, METER, expanded - counted)
 
 
