@@ -6,9 +6,11 @@ Each line runs as its own `solver solve BOARD --goal blank-first --checkpoint DI
 already in the results table is skipped; a line with a checkpoint resumes where it stopped
 (a stop by --hours, Ctrl-C, kill -9 or a power cut alike). Each sitting of an unfinished line
 is noted in DIR/lineN.json, and when the line is done its figures (CPU and wall summed over its
-sittings, the peak memory of the largest) are appended to the table as one row; its
-checkpoint and notes are then removed. The length must equal the file's optimum and the
-moves must lead to the goal, or the campaign stops with exit 1.
+sittings, the peak memory of the largest) are appended to the table as one row, and its
+iterations to a second table (`--iterations`: where its nodes went, which
+scripts/campaign_report.py sums up); its checkpoint and notes are then removed. The length
+must equal the file's optimum and the moves must lead to the goal, or the campaign stops with
+exit 1.
 
 Run it when the machine is otherwise idle, and take no benchmark figure while it runs. The
 checkpoints are small (a few hundred KB): keep DIR with the repository, so that a fresh
@@ -36,6 +38,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ["line", "length", "nodes_expanded", "cpu_seconds", "wall_seconds", "peak_rss_mb", "cores", "date", "version"]
+# Where a line's nodes went: its winning heuristic's iterations (the last one found the
+# solution), and the race's losing leg as one row (scripts/campaign_report.py reads them).
+ITERATION_COLUMNS = ["line", "kind", "heuristic", "bound", "expanded", "generated", "seconds"]
 STOPPED = 4  # solver's exit status for --timeout / --max-nodes (README: Contract)
 
 
@@ -52,15 +57,28 @@ def done_lines(table: Path) -> set[int]:
         return {int(row["line"]) for row in csv.DictReader(f)}
 
 
-def append_row(table: Path, row: dict) -> None:
-    """One finished line, appended (the header first if the table is new)."""
+def append_rows(table: Path, rows: list[dict], columns: list[str]) -> None:
+    """Rows appended to a CSV table (the header first if the table is new)."""
     new = not table.exists() or table.stat().st_size == 0
     table.parent.mkdir(parents=True, exist_ok=True)
     with open(table, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w = csv.DictWriter(f, fieldnames=columns)
         if new:
             w.writeheader()
-        w.writerow(row)
+        w.writerows(rows)
+
+
+def iteration_rows(n: int, result: dict, race: dict | None) -> list[dict]:
+    """A solved line's iterations (every sitting's: a resumed search reports those it resumed
+    from too) and, where heuristics were raced (in its first sitting), the loser's leg up to
+    where it stopped."""
+    rows = [{"line": n, "kind": "iteration", "heuristic": result["heuristic"], "bound": it["bound"],
+             "expanded": it["expanded"], "generated": it["generated"], "seconds": it["seconds"]}
+            for it in result.get("iterations", [])]
+    for leg in race["legs"] if race else []:
+        if leg["heuristic"] != race["winner"]:
+            rows.append({"line": n, "kind": "race loser", **{k: leg[k] for k in ITERATION_COLUMNS[2:]}})
+    return rows
 
 
 def replays(board: str, directions: str) -> bool:
@@ -101,6 +119,8 @@ def main() -> int:
     ap.add_argument("--all", action="store_true", help="every line of the file not yet in the table, in file order")
     ap.add_argument("--file", default=str(ROOT / "data" / "korf24_50.txt"))
     ap.add_argument("--table", default=str(ROOT / "data" / "korf24_50_results.csv"), help="the results table (CSV)")
+    ap.add_argument("--iterations", default=str(ROOT / "data" / "korf24_50_iterations.csv"),
+                    help="each solved line's iterations (CSV) [data/korf24_50_iterations.csv]")
     ap.add_argument("--dir", default=str(ROOT / "data" / "korf24_campaign"),
                     help="checkpoints and notes of unfinished lines [data/korf24_campaign]")
     ap.add_argument("--hours", type=float, default=None, help="stop this sitting after this long (exit 4)")
@@ -154,7 +174,7 @@ def main() -> int:
         notes["sittings"].append({"cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2),
                                   "peak_rss_mb": round(rss, 1), "cores": cores, "status": code,
                                   "lower_bound": result.get("lower_bound"), "date": dt.date.today().isoformat(),
-                                  "version": __version__})
+                                  "version": __version__, **({"race": result["race"]} if result.get("race") else {})})
         notes_path.write_text(json.dumps(notes, indent=1) + "\n")
         if code != 0:
             what = f"stopped at lower bound {result['lower_bound']}" if "lower_bound" in result else f"exit {code}"
@@ -170,7 +190,8 @@ def main() -> int:
                "wall_seconds": round(sum(x["wall_seconds"] for x in s), 2),
                "peak_rss_mb": max(x["peak_rss_mb"] for x in s), "cores": max(x["cores"] for x in s),
                "date": s[-1]["date"], "version": __version__}
-        append_row(table, row)
+        append_rows(table, [row], COLUMNS)
+        append_rows(Path(args.iterations), iteration_rows(n, result, next((x["race"] for x in s if "race" in x), None)), ITERATION_COLUMNS)
         ckpt.unlink(missing_ok=True)
         notes_path.unlink()
         print(f"line {n}: {row['length']} moves, {row['nodes_expanded']:,} expanded, {row['cpu_seconds']} s CPU, "

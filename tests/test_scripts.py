@@ -24,7 +24,7 @@ def test_scripts_holds_only_the_tools_the_docs_name():
     """No experiments: every file is a tool a user or CI runs, and each is tested here."""
     tools = {"setup.sh", "demo.sh", "test.sh", "bench_korf100.py", "bench_korf24.py", "bench_whole.py",
              "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py",
-             "damage_trials.py", "bench_page.py", "bench_within.py"}
+             "campaign_report.py", "damage_trials.py", "bench_page.py", "bench_within.py"}
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
 
@@ -110,7 +110,9 @@ def test_the_campaign_runs_stops_resumes_and_skips(tmp_path):
     """Three easy 5x5 boards (Manhattan distance, no move-pruning machine): the first sitting
     stops the second board at a node limit and keeps its checkpoint; the next resumes it and
     finishes the rest; a third skips them all. The table has one row a board, with the
-    known lengths; a wrong known length fails loudly."""
+    known lengths, and the iterations table each board's iterations, the resumed one's
+    first sitting's too, summing to its nodes; the report reads them; a wrong known length
+    fails loudly."""
     import csv
 
     import numpy as np
@@ -124,9 +126,9 @@ def test_the_campaign_runs_stops_resumes_and_skips(tmp_path):
                for b in boards]
     file = tmp_path / "boards.txt"
     file.write_text("# three scrambles\n" + "".join(f"{' '.join(map(str, b.tiles))} {n}\n" for b, n in zip(boards, lengths)))
-    table, folder = tmp_path / "results.csv", tmp_path / "campaign"
+    table, folder, its = tmp_path / "results.csv", tmp_path / "campaign", tmp_path / "iterations.csv"
     common = ["scripts/campaign_korf24.py", "--file", str(file), "--table", str(table), "--dir", str(folder),
-              "--heuristic", "manhattan", "--prune", "2", "-j", "1"]
+              "--iterations", str(its), "--heuristic", "manhattan", "--prune", "2", "-j", "1"]
     first = run(*PY, *common, "1", "2", "3", "--max-nodes", "3000")
     assert first.returncode == 4, first.stdout + first.stderr  # line 2 needs more than 3,000 nodes
     assert "line 2: stopped at lower bound" in first.stdout and (folder / "line2.ckpt").exists()
@@ -139,12 +141,48 @@ def test_the_campaign_runs_stops_resumes_and_skips(tmp_path):
     assert list(folder.iterdir()) == []  # finished lines leave no checkpoint behind
     assert set(rows[0]) == {"line", "length", "nodes_expanded", "cpu_seconds", "wall_seconds", "peak_rss_mb", "cores",
                             "date", "version"}
+    iterations = list(csv.DictReader(open(its)))
+    for row in rows:
+        mine = [r for r in iterations if r["line"] == row["line"]]
+        assert {r["kind"] for r in mine} == {"iteration"} and mine[-1]["bound"] == row["length"]
+        assert [int(r["bound"]) for r in mine] == sorted(int(r["bound"]) for r in mine)
+        assert sum(int(r["expanded"]) for r in mine) == int(row["nodes_expanded"])
+    report = run(*PY, "scripts/campaign_report.py", "--table", str(its))
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "3 lines" in report.stdout and "complete iterations" in report.stdout
+    assert run(*PY, "scripts/campaign_report.py", "--table", str(tmp_path / "none.csv")).returncode == 2
     third = run(*PY, *common, "1", "2", "3")
     assert third.returncode == 0 and third.stdout.count(": done") == 3, third.stdout
     file.write_text(file.read_text().replace(f" {lengths[2]}\n", f" {lengths[2] + 2}\n"))
     table.unlink()
     wrong = run(*PY, *common, "3")
     assert wrong.returncode == 1 and "FAIL: line 3" in wrong.stderr, wrong.stdout + wrong.stderr
+
+
+def test_the_campaign_keeps_the_race_losers_leg_and_the_report_weighs_the_solving_iteration():
+    """A raced line's iterations table keeps the winner's iterations and the loser's leg as
+    one row; the report counts that leg apart, and foresees the solving iteration's whole
+    size from the growth of the two before it (here 10x: 1,000 of a foreseen 100,000)."""
+    import importlib.util
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    campaign, report = load("campaign_korf24"), load("campaign_report")
+    its = [{"bound": b, "expanded": e, "generated": 2 * e, "seconds": e / 1e6} for b, e in ((60, 100), (62, 1000),
+                                                                                            (64, 10000), (66, 1000))]
+    race = {"winner": "pdb A", "legs": [{"heuristic": "pdb A", "bound": 62, "expanded": 1100, "generated": 2200,
+                                         "seconds": 0.1}, {"heuristic": "pdb B", "bound": 60, "expanded": 50,
+                                                           "generated": 100, "seconds": 0.2}]}
+    rows = campaign.iteration_rows(7, {"heuristic": "pdb A", "iterations": its}, race)
+    assert [r["kind"] for r in rows] == ["iteration"] * 4 + ["race loser"]
+    assert rows[-1]["heuristic"] == "pdb B" and rows[-1]["expanded"] == 50
+    f = report.line_figures([{k: str(v) for k, v in r.items()} for r in rows])
+    assert (f["complete"], f["solving"], f["lost"], f["total"]) == (11100, 1000, 50, 12150)
+    assert f["into"] == pytest.approx(0.01) and f["bound"] == 66 and f["heuristic"] == "A"
 
 
 def test_damage_trials_sort_every_outcome_and_find_no_wrong_answer(pdb_dir, tmp_path):
