@@ -219,7 +219,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
 
     def lower() -> None:
         try:
-            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds)))
+            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds),
+                                                           backend=control.backend, split_nodes=control.split_nodes))
         except SearchStopped as e:
             ida_out["stopped"] = e
         except BaseException as e:  # noqa: BLE001 - reported by the caller's thread

@@ -9,12 +9,13 @@ from typing import Callable
 import click
 
 from patterndb import Board
+from patterndb.cli_common import UserError
 
 from .anytime import Bounded, solve_bounded
-from .cli_common import EXIT_STOPPED, err, process_seconds
+from .cli_common import EXIT_CLUSTER, EXIT_STOPPED, connect_cluster, err, process_seconds
 from .plan import Control, Plan
 from .signals import stop_on_signals
-from .solution import SearchStopped
+from .solution import ClusterError, SearchStopped
 
 
 def verdict(result: Bounded) -> str:
@@ -42,14 +43,21 @@ def progress(quiet: bool, prefix: str = "", moves: bool = True) -> Callable[[dic
     return update
 
 
-def solve_within(board: Board, plan: Plan, within: float | None, as_json: bool, quiet: bool) -> None:
+def solve_within(board: Board, plan: Plan, within: float | None, as_json: bool, quiet: bool,
+                 scheduler: str | None, cluster_timeout: float) -> None:
     """Search, print what was found and proven, and exit: 0 when the asked bound (or, for
     --anytime, the optimum) is proven; else the stopped search's status, the best solution
-    found and its bound printed all the same."""
+    found and its bound printed all the same. With a scheduler, the IDA* that proves the
+    bound runs its big iterations on that Dask cluster (the upper-bound searches here); a
+    cluster that fails is exit 5, as for the optimal search."""
     control = Control()
     try:
-        with stop_on_signals(control.stop.request):
+        with stop_on_signals(control.stop.request), connect_cluster(scheduler, cluster_timeout) as cluster:
+            if cluster is not None:
+                control.backend = cluster.backend(plan)
             result = solve_bounded(board, plan, within, control, progress(quiet))
+    except ClusterError as e:
+        raise UserError(str(e), EXIT_CLUSTER) from None
     except SearchStopped as e:  # (stopped before any solution)
         if as_json:
             click.echo(json.dumps(e.to_dict() | {"board": str(board), "goal": str(plan.frame.goal)}))

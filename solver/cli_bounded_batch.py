@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Iterator
 from itertools import chain, takewhile
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,13 +16,16 @@ from patterndb import BoardError
 
 from .anytime import Bounded, solve_bounded
 from .api import Options, make_plan, prepare
-from .batch import iter_batch
+from .batch import Entry, iter_batch
 from .cli_bounded import progress
-from .cli_common import EXIT_STOPPED, err, process_seconds
+from .cli_common import EXIT_CLUSTER, EXIT_STOPPED, connect_cluster, err, process_seconds
 from .plan import Control, Plan
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
-from .solution import SearchStopped
+from .solution import ClusterError, SearchStopped
+
+if TYPE_CHECKING:  # (Dask is an optional extra)
+    from .cluster import Cluster
 
 
 def _consistent(expected: int | None, result: Bounded) -> bool:
@@ -33,14 +38,23 @@ def _consistent(expected: int | None, result: Bounded) -> bool:
 
 
 def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: float | None, as_json: bool,
-                      quiet: bool) -> int:
-    """Answer every board of the batch in turn; the exit status: 130/143 if a signal stopped it,
-    else 1 if a known optimum contradicts an answer, else 2 if a line is not a solvable board,
-    else 4 if a board's time-out came before its bound was proven, else 0."""
+                      quiet: bool, scheduler: str | None, cluster_timeout: float) -> int:
+    """Answer every board of the batch in turn (each one's IDA* on the --scheduler's Dask
+    cluster where one is given); the exit status: 130/143 if a signal stopped it, else 5 if
+    the cluster failed (the rows answered stand, the rest are not started), else 1 if a known
+    optimum contradicts an answer, else 2 if a line is not a solvable board, else 4 if a
+    board's time-out came before its bound was proven, else 0."""
     entries = iter_batch(path, **shape)
     first = next(entries)
     if first.fatal:
         raise BoardError(first.error)
+    with connect_cluster(scheduler, cluster_timeout) as cluster:  # (before the header: a failure is one line)
+        return _answer(chain([first], entries), path, goal, opts, within, as_json, quiet, cluster)
+
+
+def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within: float | None, as_json: bool,
+            quiet: bool, cluster: Cluster | None) -> int:
+    """solve_file_within's rows and summary, the batch's file read and its cluster reached."""
     plans: dict[str, Plan] = {}
     batch: dict = {"reason": None, "control": None}
     tally = {"answered": 0, "met": 0, "optimal": 0, "mismatch": 0, "error": 0, "not started": 0}
@@ -55,7 +69,7 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
     if not as_json:
         click.echo(f"{'line':>5} {'length':>6} {'bound':>6} {'gap %':>6} {'expected':>8} {'seconds':>8}  "
                    f"{'ended':<11} board")
-    stream = chain([first], entries)
+    failed = None
     if path == "-":  # standard input may never end: after a stop, nothing more is read
         stream = takewhile(lambda _: batch["reason"] is None, stream)
     with stop_on_signals(request):
@@ -77,7 +91,7 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
                 if plan.algorithm != "idastar":
                     raise BoardError(f"--within and --anytime prove their bound with IDA*, and this board would be "
                                      f"solved by {plan.algorithm}: add --algorithm idastar")
-                batch["control"] = Control()
+                batch["control"] = Control(backend=None if cluster is None else cluster.backend(plan))
                 if batch["reason"] is not None:  # (a signal just before the control existed)
                     batch["control"].stop.request(batch["reason"])
                 result = solve_bounded(board, plan, within, batch["control"],
@@ -90,6 +104,12 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
                 else:
                     click.echo(f"{e.line:>5} {'ERROR':>6} {'':>6} {'':>6} {e.expected or '':>8} {'':>8}  "
                                f"{'':<11} {x}")
+                continue
+            except ClusterError as x:  # the rows so far stand; the rest cannot be searched
+                batch["reason"], failed = "cluster", x
+                tally["not started"] += 1
+                if as_json:
+                    click.echo(json.dumps({"status": "not answered", "board": str(e.board)} | where))
                 continue
             except SearchStopped as x:  # (stopped before any solution)
                 tally["answered"] += 1
@@ -130,6 +150,9 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
         summary += f"; {t['error']} not solvable boards"
     if not quiet or t["mismatch"]:
         err(summary)
+    if failed is not None:
+        err(f"error: {failed}; {t['not started']} boards not answered")
+        return EXIT_CLUSTER
     if batch["reason"] in EXIT_CODES_BY_SIGNAL:
         err(f"{batch['reason']}: {t['not started']} boards not started")
         return EXIT_CODES_BY_SIGNAL[batch["reason"]]

@@ -138,8 +138,8 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if show_boards and (batch_file or as_json):
         raise click.UsageError("--show-boards prints one board's solution as text: not with --file or --json")
     bounded = anytime or (within is not None and within > 1.0)  # (--within 1.0: the optimal search, as it is)
-    if bounded and (checkpoint or trace or scheduler or show_boards):
-        raise click.UsageError("--within and --anytime are not for --checkpoint, --trace, --scheduler or --show-boards")
+    if bounded and (checkpoint or trace or show_boards):
+        raise click.UsageError("--within and --anytime are not for --checkpoint, --trace or --show-boards")
     if bounded and algorithm not in (None, "idastar"):
         raise click.UsageError("--within and --anytime prove their bound with IDA*: not with --algorithm " + algorithm)
     if scheduler is not None:
@@ -153,8 +153,12 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
     if batch_file and bounded:
         from .cli_bounded_batch import solve_file_within
 
-        sys.exit(solve_file_within(batch_file, goal, opts, shape_kwargs(size, rows, cols), None if anytime else within,
-                                   as_json, quiet))
+        try:
+            code = solve_file_within(batch_file, goal, opts, shape_kwargs(size, rows, cols),
+                                     None if anytime else within, as_json, quiet, scheduler, cluster_timeout)
+        except ClusterError as e:  # (one failing mid-batch is said by solve_file_within, its rows kept)
+            raise UserError(str(e), EXIT_CLUSTER) from None
+        sys.exit(code)
     if batch_file:
         try:
             with connect_cluster(scheduler, cluster_timeout) as cluster:
@@ -177,7 +181,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
         if plan.algorithm != "idastar":
             raise click.UsageError(f"--within and --anytime prove their bound with IDA*, and this board would be "
                                    f"solved by {plan.algorithm}: add --algorithm idastar")
-        solve_within(board_obj, plan, None if anytime else within, as_json, quiet)
+        solve_within(board_obj, plan, None if anytime else within, as_json, quiet, scheduler, cluster_timeout)
         return
     warn_if_hopeless(plan, board_obj)
     status = Status(live=False if quiet else None)

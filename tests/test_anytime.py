@@ -125,7 +125,7 @@ def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
     (["8672543_1", "--within", "0.5"], "0.5 is not in the range x>=1.0"),
     (["8672543_1", "--within", "1.2", "--algorithm", "astar"], "--within and --anytime prove their bound with IDA*"),
     (["8672543_1", "--anytime"], "this board would be solved by table: add --algorithm idastar"),
-    (["--file", "-", "--anytime", "--scheduler", "local:2"], "--within and --anytime are not for"),
+    (["8672543_1", "--anytime", "--checkpoint", "x.ckpt"], "--within and --anytime are not for"),
 ])
 def test_what_the_bounded_search_does_not_take_is_one_line(args, message):
     r = solve(*args)

@@ -1,4 +1,5 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
+import json
 import os
 import signal
 import time
@@ -14,6 +15,8 @@ from solver import solve  # noqa: E402
 from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
 from solver.cluster import Cluster  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
+
+from .naive import replay  # noqa: E402
 
 KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
@@ -163,6 +166,40 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
     assert "2 of 2 boards solved" in r.stderr and "all 2 expected lengths met" in r.stderr
 
 
+def test_a_bounded_search_proves_its_bound_on_the_cluster(cluster, pdb_dir):
+    """--within / --anytime with --scheduler: the IDA* that proves the lower bound sends its
+    iterations to the workers (every split one here), and the answer is the serial one's."""
+    from solver.anytime import solve_bounded
+
+    board, want = " ".join(KORF[2][:16]), int(KORF[2][16])
+    b, frame = prepare(board, "blank-first")
+    plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir))
+    backend = cluster.backend(plan, 0.0)
+    sent = []
+    start = backend.start
+    backend.start = lambda *a, **k: (sent.append(a[4]), start(*a, **k))[1]  # (the bound of each iteration sent)
+    res = solve_bounded(b, plan, None, Control(backend=backend, split_nodes=0), weights=(), widths=(64,))
+    assert res.optimal and res.solution.length == res.lower_bound == want and sent
+    assert replay(tuple(b.tiles.tolist()), res.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+
+
+def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    f = tmp_path / "b.txt"
+    f.write_text("".join(" ".join(KORF[i][:16]) + f" {KORF[i][16]}\n" for i in (0, 3)))
+    common = ["--goal", "blank-first", "--pattern", "5-5-5", "--scheduler", "local:2", "--data-dir", str(pdb_dir)]
+    r = CliRunner().invoke(main, ["solve", "--file", str(f), "--within", "1.05", *common])
+    assert r.exit_code == 0, r.output
+    assert "2 of 2 boards answered within 5%" in r.stderr and "MISMATCH" not in r.output
+    r = CliRunner().invoke(main, ["solve", " ".join(KORF[0][:16]), "--anytime", "--json", *common])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout.splitlines()[-1])
+    assert out["optimal"] and out["length"] == out["lower_bound"] == int(KORF[0][16])
+
+
 def test_local_n_is_n_threads_in_about_sqrt_n_processes():
     from solver.cluster import check_address, local_layout
 
@@ -209,6 +246,10 @@ def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
     batch = CliRunner().invoke(main, ["solve", "--file", "data/korf100.txt", "--goal", "blank-first", "-H", "manhattan",
                                       "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
     assert batch.exit_code == 5 and "cannot reach a Dask scheduler" in batch.output, batch.output
+    for where in (["12345678_"], ["--file", "data/korf100.txt", "--goal", "blank-first"]):  # a bound asked for
+        r = CliRunner().invoke(main, ["solve", *where, "-H", "manhattan", "--within", "1.1",
+                                      "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
+        assert r.exit_code == 5 and "cannot reach a Dask scheduler" in r.output, r.output
 
 
 def _invoke_scheduler(address, timeout="20"):
