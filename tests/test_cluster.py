@@ -339,11 +339,12 @@ def test_a_running_task_stops_when_it_is_cancelled(cluster):
     assert len(res) == 1 and seconds < 1
 
 
-def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path):
+@pytest.mark.parametrize("bounded,lost", [([], "2 boards not solved"), (["--anytime"], "2 boards not answered")])
+def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounded, lost):
     """A scheduler that went away used to lose the rest of the batch with a traceback. A
     real scheduler process, killed (SIGKILL) once the first board's row is printed: the
     row stands, one line says what was lost, exit status 5, within seconds of the client's
-    --cluster-timeout."""
+    --cluster-timeout; the same for a batch answered with a proven bound."""
     import socket
     import subprocess
     import sys
@@ -364,7 +365,7 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path):
     f.write_text(f"{quick}\n" + "".join(" ".join(KORF[i][:16]) + "\n" for i in (0, 2)))  # long with Manhattan
     try:
         p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "--goal", "blank-first",
-                              "--heuristic", "manhattan", "--scheduler", address, "--cluster-timeout", "3"],
+                              "--heuristic", "manhattan", "--scheduler", address, "--cluster-timeout", "3", *bounded],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, PYTHONUNBUFFERED="1"))
         header, first = p.stdout.readline(), p.stdout.readline()
@@ -380,6 +381,5 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path):
             proc.wait()
     assert p.returncode == 5, err
     assert out == "" and "Traceback" not in err, out + err
-    assert err.splitlines()[-1] == (f"error: lost the Dask scheduler at {address}: the search cannot go on; "
-                                    "2 boards not solved"), err
+    assert err.splitlines()[-1] == f"error: lost the Dask scheduler at {address}: the search cannot go on; {lost}", err
     assert seconds < 30, seconds
