@@ -166,15 +166,20 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
                                         time.perf_counter() - started))
 
 
-def _shorten(board: Board, bounds: _Bounds, finished: Callable[[], bool]) -> None:
-    """The best solution's windows searched again (solver.shorten), on boards of SHORTEN_CELLS."""
-    from .shorten import shorten
+def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
+             optimal: set[tuple[bytes, bytes]]) -> None:
+    """The best solution's windows searched again (solver.shorten): those ending with the blank
+    in a corner with the plan's own tables, then, on boards of SHORTEN_CELLS, every window
+    with linear conflict. optimal: the windows known to be shortest, kept for the board."""
+    from .shorten import shorten, shorten_anchored
 
     with bounds.lock:
         best = bounds.best
-    if best is None or board.shape.n not in SHORTEN_CELLS:
+    if best is None:
         return
-    shorten(best, finished, bounds.offer)
+    best = shorten_anchored(best, plan, finished, bounds.offer, optimal=optimal) or best
+    if board.shape.n in SHORTEN_CELLS:
+        shorten(best, finished, bounds.offer)
 
 
 @contextmanager
@@ -253,7 +258,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     reason = None
     try:
         _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
-        _shorten(board, bounds, finished)
+        optimal: set[tuple[bytes, bytes]] = set()
+        _shorten(board, plan, bounds, finished, optimal)
         for w in weights:
             with bounds.lock:
                 reason = met()
@@ -261,13 +267,14 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 break
             if not _weighted(board, plan, bounds, w, nodes, finished):
                 break  # (a lower weight would need more nodes still)
+        _shorten(board, plan, bounds, finished, optimal)
         for width in widths[1:]:
             with bounds.lock:
                 reason = met()
             if reason is not None:
                 break
             _beam(board, plan, bounds, width, finished)
-            _shorten(board, bounds, finished)
+            _shorten(board, plan, bounds, finished, optimal)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)

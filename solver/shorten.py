@@ -6,13 +6,23 @@ optimally, by IDA* with linear conflict toward the board at its end (a goal like
 built in a millisecond), held to a node limit; where a shorter way exists it replaces the
 window's moves. Passes over the whole solution repeat while one shortens it, then wider windows
 are tried (STAGES). The result is replayed to the goal; it proves nothing of its own (what is
-claimed of it is the lower bound IDA* proves on the whole board)."""
+claimed of it is the lower bound IDA* proves on the whole board).
+
+A window that ends on a board whose blank lies in a corner can be searched with the board's
+own pattern databases instead (shorten_anchored): a frame relabels the tiles so that the
+window's last board is the canonical goal the tables were built for (patterndb.Frame, as for
+any goal; a window ending with the blank in one of the other two corners is mirrored left to
+right first), so IDA* with those tables searches windows of 30 to 100 moves, the solution's
+last moves among them, to their optimum within a node limit."""
 from __future__ import annotations
 
 import dataclasses
 import time
 from collections.abc import Callable
 
+from patterndb import Board, Frame
+
+from .plan import Plan
 from .solution import SearchStopped, Solution
 
 # (moves a window spans, moves from one window's start to the next one's, expansions a window's
@@ -57,6 +67,86 @@ def shorten(sol: Solution, stopped: Callable[[], bool], on_shorter: Callable[[So
                 if on_shorter is not None:
                     on_shorter(best)
     return best
+
+
+# Anchored windows (shorten_anchored): moves spanned, tried in turn at each anchor while the
+# last one found its optimum within ANCHOR_NODES expansions.
+ANCHOR_WINDOWS = (30, 40, 50, 60, 70, 80, 90, 100)
+ANCHOR_NODES = 2_000_000
+
+
+def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
+                     on_shorter: Callable[[Solution], None] | None = None,
+                     windows: tuple[int, ...] = ANCHOR_WINDOWS, nodes: int = ANCHOR_NODES,
+                     optimal: set[tuple[bytes, bytes]] | None = None) -> Solution | None:
+    """A shorter solution of sol's board, or None: the windows that end on an anchor (a board
+    of the solution with its blank in a corner, the goal itself included), last anchor first,
+    searched by IDA* with the plan's heuristic; each anchor's windows grow while their searches
+    end within the node limit. on_shorter(solution) after each pass that shortens it; passes
+    repeat while one does. optimal: the windows (first and last board) known to be shortest
+    already, skipped, and added to (a caller keeps it across calls for one board)."""
+    from .api import run  # (api imports the searches this module sits beside)
+
+    started = time.perf_counter()
+    boards = sol.boards()
+    moves = list(sol.moves)
+    generated = 0
+    best = None
+    known = optimal if optimal is not None else set()
+    window_plan = dataclasses.replace(plan, algorithm="idastar", rival=None, options=dataclasses.replace(
+        plan.options, max_nodes=nodes, jobs=1, timeout=None))
+    shorter = True
+    while shorter and not stopped():
+        shorter = False
+        j = len(moves)
+        while j > 0 and not stopped():
+            flip = _anchor(boards[j], plan.frame.key)
+            if flip is not None:
+                frame = Frame.for_goal(_mirrored(boards[j], flip))
+                for window in windows:
+                    i = max(0, j - window)
+                    pair = (boards[i].tiles.tobytes(), boards[j].tiles.tobytes())
+                    if pair in known:
+                        continue
+                    try:
+                        # (the same tiles slide in the mirrored window: its moves are this window's)
+                        part = run(_mirrored(boards[i], flip), dataclasses.replace(window_plan, frame=frame))
+                        generated += part.nodes_generated
+                    except SearchStopped as e:
+                        generated += e.nodes_generated
+                        break
+                    if part.length < j - i:
+                        moves[i:j] = part.moves
+                        boards[i : j + 1] = dataclasses.replace(part, board=boards[i]).boards()
+                        shorter = True
+                        j = i + part.length
+                    known.add((boards[i].tiles.tobytes(), boards[j].tiles.tobytes()))
+                    if i == 0 or stopped():
+                        break
+            j -= 1
+        if shorter:
+            best = _replayed(sol, moves, generated, time.perf_counter() - started)
+            if on_shorter is not None:
+                on_shorter(best)
+    return best
+
+
+def _anchor(board: Board, key: str) -> bool | None:
+    """Whether the plan's tables serve a window ending on this board as it is (False) or
+    mirrored left to right (True), or None: where its blank is in a corner (Frame turns the
+    goal about the centre; the mirror brings the other two corners to those)."""
+    for flip in (False, True):
+        if Frame.for_goal(_mirrored(board, flip)).key == key:
+            return flip
+    return None
+
+
+def _mirrored(board: Board, flip: bool) -> Board:
+    """The board mirrored left to right (a board symmetry: a slide stays a slide of the same tile)."""
+    if not flip:
+        return board
+    rows, cols = board.shape.rows, board.shape.cols
+    return Board(board.shape, board.tiles.reshape(rows, cols)[:, ::-1].reshape(-1))
 
 
 def _replayed(sol: Solution, moves: list[int], generated: int, seconds: float) -> Solution:

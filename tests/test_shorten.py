@@ -52,3 +52,56 @@ def test_a_shortened_solution_replays_and_is_never_below_the_distance(rows, cols
 def test_a_stop_ends_it_with_what_it_has():
     board, sol = long_way(3, 3, 60, 1)
     assert shorten(sol, lambda: True) is None
+
+
+def plan_for(goal: str, rows: int, cols: int):
+    from solver.api import Options, make_plan
+
+    _, frame = prepare(str(make_goal(Shape(rows, cols), goal)), goal, rows=rows, cols=cols)
+    return make_plan(frame, Options(algorithm="idastar", heuristic="manhattan"))
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 3), (2, 4)])
+def test_anchored_windows_replay_and_reach_the_distance_where_they_span_the_solution(rows, cols):
+    """Windows ending with the blank in a corner, searched with the plan's heuristic: the
+    answer replays, never beats the BFS distance, and a window spanning the whole walk (its
+    last board is the goal) finds the distance itself; a second call with the windows it
+    proved shortest searches nothing again."""
+    from solver.shorten import shorten_anchored
+
+    goal = make_goal(Shape(rows, cols), "blank-last")
+    dist = bfs_distances(tuple(goal.tiles.tolist()), rows, cols)
+    plan = plan_for("blank-last", rows, cols)
+    for seed in range(4):
+        board, sol = long_way(rows, cols, 40, seed)
+        d = dist[tuple(board.tiles.tolist())]
+        seen, optimal = [], set()
+        out = shorten_anchored(sol, plan, lambda: False, seen.append, windows=(8, 16, 40), optimal=optimal)
+        assert out is not None and out.length == d < sol.length and seen[-1] is out
+        assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(goal.tiles.tolist())
+        assert out.directions == board.shape.directions([b.blank for b in out.boards()])
+        assert optimal and shorten_anchored(out, plan, lambda: False, optimal=optimal) is None
+
+
+def test_a_window_ending_in_another_corner_is_mirrored_onto_the_tables_goal():
+    """3x3, blank-last goal (its frame serves boards with the blank in cells 0 and 8): a walk
+    that ends with the blank in cell 2 is searched mirrored left to right, and its answer, in
+    the walk's own tiles, is the BFS distance between its two boards."""
+    from solver.shorten import _anchor, shorten_anchored
+
+    rng = np.random.default_rng(7)
+    end = prepare("1 2 0 3 4 5 6 7 8", "blank-last")[0]
+    plan = plan_for("blank-last", 3, 3)
+    assert _anchor(end, plan.frame.key) is True
+    board, tiles, last = end, [], -1
+    for _ in range(30):
+        t = int(rng.choice([int(board.tiles[c]) for c in board.shape.neighbours[board.blank]
+                            if c >= 0 and int(board.tiles[c]) != last]))
+        board, last = board.move_tile(t), t
+        tiles.append(t)
+    shell = solve(board, str(end), algorithm="idastar", heuristic="manhattan")
+    walk = type(shell)(**{**shell.__dict__, "moves": tiles[::-1], "optimal": False})
+    d = bfs_distances(tuple(end.tiles.tolist()), 3, 3)[tuple(board.tiles.tolist())]
+    out = shorten_anchored(walk, plan, lambda: False, windows=(30,))
+    assert out is not None and out.length == d == shell.length
+    assert replay(tuple(board.tiles.tolist()), out.moves, 3, 3) == tuple(end.tiles.tolist())
