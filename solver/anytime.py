@@ -7,9 +7,11 @@ Searches for the two bounds run side by side on the same admissible heuristic:
   with falling weights (3, 2, 1.5, ... 1.02), each run held to a node limit, until one
   reaches it (greedy search then, if none has found a solution yet); then beam searches of
   widths 4,096 to 262,144, four times wider each time, keeping only states that could still
-  lead to a solution shorter than the best (depth + h below its length). Every solution
-  shorter than the best so far becomes the answer (its moves are replayed to the goal
-  before it is kept);
+  lead to a solution shorter than the best (depth + h below its length). After each of these
+  the best solution's windows are searched again (solver.shorten: on 24-puzzles and smaller
+  those that end with the blank in a corner, with the board's own tables; on 6x6 all, with
+  linear conflict). Every solution shorter than the best so far becomes the answer (its moves
+  are replayed to the goal before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
@@ -46,6 +48,11 @@ WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (a
 # windows took the time the wider beams had shortened more with (3 boards: 433, 382, 603 moves
 # against 379, 382, 369 without); on 24-puzzles the beams' answers are a few moves off.
 SHORTEN_CELLS = range(26, 37)
+# Boards whose solutions' windows ending with the blank in a corner are searched with the
+# board's own tables (solver.shorten.shorten_anchored): on 24-puzzles a beam's solution lost
+# 2-8 moves in 3-4 s (7 boards); on 6x6 windows of 30 moves already pass its node limit
+# (one board of three lost 4 moves of 217, in 7 s).
+ANCHORED_CELLS = range(2, 26)
 POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
 
 Update = Callable[[dict], None]
@@ -167,17 +174,19 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
 
 
 def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
-             optimal: set[tuple[bytes, bytes]]) -> None:
-    """The best solution's windows searched again (solver.shorten): those ending with the blank
-    in a corner with the plan's own tables, then, on boards of SHORTEN_CELLS, every window
-    with linear conflict. optimal: the windows known to be shortest, kept for the board."""
+             searched: set[tuple[bytes, bytes]]) -> None:
+    """The best solution's windows searched again (solver.shorten): on boards of
+    ANCHORED_CELLS those ending with the blank in a corner, with the plan's own tables; on
+    boards of SHORTEN_CELLS every window, with linear conflict. searched: the anchored
+    windows searched already, kept for the board."""
     from .shorten import shorten, shorten_anchored
 
     with bounds.lock:
         best = bounds.best
     if best is None:
         return
-    best = shorten_anchored(best, plan, finished, bounds.offer, optimal=optimal) or best
+    if board.shape.n in ANCHORED_CELLS:
+        best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched) or best
     if board.shape.n in SHORTEN_CELLS:
         shorten(best, finished, bounds.offer)
 
@@ -258,8 +267,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     reason = None
     try:
         _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
-        optimal: set[tuple[bytes, bytes]] = set()
-        _shorten(board, plan, bounds, finished, optimal)
+        searched: set[tuple[bytes, bytes]] = set()
+        _shorten(board, plan, bounds, finished, searched)
         for w in weights:
             with bounds.lock:
                 reason = met()
@@ -267,14 +276,14 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 break
             if not _weighted(board, plan, bounds, w, nodes, finished):
                 break  # (a lower weight would need more nodes still)
-        _shorten(board, plan, bounds, finished, optimal)
+        _shorten(board, plan, bounds, finished, searched)
         for width in widths[1:]:
             with bounds.lock:
                 reason = met()
             if reason is not None:
                 break
             _beam(board, plan, bounds, width, finished)
-            _shorten(board, plan, bounds, finished, optimal)
+            _shorten(board, plan, bounds, finished, searched)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)

@@ -78,13 +78,14 @@ ANCHOR_NODES = 2_000_000
 def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                      on_shorter: Callable[[Solution], None] | None = None,
                      windows: tuple[int, ...] = ANCHOR_WINDOWS, nodes: int = ANCHOR_NODES,
-                     optimal: set[tuple[bytes, bytes]] | None = None) -> Solution | None:
+                     searched: set[tuple[bytes, bytes]] | None = None) -> Solution | None:
     """A shorter solution of sol's board, or None: the windows that end on an anchor (a board
     of the solution with its blank in a corner, the goal itself included), last anchor first,
     searched by IDA* with the plan's heuristic; each anchor's windows grow while their searches
     end within the node limit. on_shorter(solution) after each pass that shortens it; passes
-    repeat while one does. optimal: the windows (first and last board) known to be shortest
-    already, skipped, and added to (a caller keeps it across calls for one board)."""
+    repeat while one does. searched: the windows (first and last board) searched already, to
+    their optimum or to the node limit, skipped, and added to (a caller keeps it across calls
+    for one board)."""
     from .api import run  # (api imports the searches this module sits beside)
 
     started = time.perf_counter()
@@ -92,7 +93,7 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
     moves = list(sol.moves)
     generated = 0
     best = None
-    known = optimal if optimal is not None else set()
+    known = searched if searched is not None else set()
     window_plan = dataclasses.replace(plan, algorithm="idastar", rival=None, options=dataclasses.replace(
         plan.options, max_nodes=nodes, jobs=1, timeout=None))
     shorter = True
@@ -114,6 +115,7 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                         generated += part.nodes_generated
                     except SearchStopped as e:
                         generated += e.nodes_generated
+                        known.add(pair)
                         break
                     if part.length < j - i:
                         moves[i:j] = part.moves

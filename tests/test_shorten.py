@@ -65,8 +65,8 @@ def plan_for(goal: str, rows: int, cols: int):
 def test_anchored_windows_replay_and_reach_the_distance_where_they_span_the_solution(rows, cols):
     """Windows ending with the blank in a corner, searched with the plan's heuristic: the
     answer replays, never beats the BFS distance, and a window spanning the whole walk (its
-    last board is the goal) finds the distance itself; a second call with the windows it
-    proved shortest searches nothing again."""
+    last board is the goal) finds the distance itself; a second call given the windows it
+    searched searches nothing again."""
     from solver.shorten import shorten_anchored
 
     goal = make_goal(Shape(rows, cols), "blank-last")
@@ -75,12 +75,12 @@ def test_anchored_windows_replay_and_reach_the_distance_where_they_span_the_solu
     for seed in range(4):
         board, sol = long_way(rows, cols, 40, seed)
         d = dist[tuple(board.tiles.tolist())]
-        seen, optimal = [], set()
-        out = shorten_anchored(sol, plan, lambda: False, seen.append, windows=(8, 16, 40), optimal=optimal)
+        seen, searched = [], set()
+        out = shorten_anchored(sol, plan, lambda: False, seen.append, windows=(8, 16, 40), searched=searched)
         assert out is not None and out.length == d < sol.length and seen[-1] is out
         assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(goal.tiles.tolist())
         assert out.directions == board.shape.directions([b.blank for b in out.boards()])
-        assert optimal and shorten_anchored(out, plan, lambda: False, optimal=optimal) is None
+        assert searched and shorten_anchored(out, plan, lambda: False, searched=searched) is None
 
 
 def test_a_window_ending_in_another_corner_is_mirrored_onto_the_tables_goal():
