@@ -20,6 +20,7 @@ from .batch import Entry, iter_batch
 from .cli_bounded import progress
 from .cli_common import EXIT_CLUSTER, EXIT_STOPPED, connect_cluster, err, process_seconds
 from .plan import Control, Plan
+from .search.state import Backend
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
 from .solution import ClusterError, SearchStopped
@@ -56,6 +57,7 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
             quiet: bool, cluster: Cluster | None) -> int:
     """solve_file_within's rows and summary, the batch's file read and its cluster reached."""
     plans: dict[str, Plan] = {}
+    backends: dict[str, Backend] = {}  # the plans' on the cluster, where there is one
     batch: dict = {"reason": None, "control": None}
     tally = {"answered": 0, "met": 0, "optimal": 0, "mismatch": 0, "error": 0, "not started": 0}
     gaps: list[float] = []
@@ -87,11 +89,13 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
                 board, frame = prepare(e.board, goal)
                 if frame.key not in plans:
                     plans[frame.key] = make_plan(frame, opts, err)
+                    if cluster is not None:  # (one per plan: making one warms every worker's tables)
+                        backends[frame.key] = cluster.backend(plans[frame.key])
                 plan = plans[frame.key]
                 if plan.algorithm != "idastar":
                     raise BoardError(f"--within and --anytime prove their bound with IDA*, and this board would be "
                                      f"solved by {plan.algorithm}: add --algorithm idastar")
-                batch["control"] = Control(backend=None if cluster is None else cluster.backend(plan))
+                batch["control"] = Control(backend=backends.get(frame.key))
                 if batch["reason"] is not None:  # (a signal just before the control existed)
                     batch["control"].stop.request(batch["reason"])
                 result = solve_bounded(board, plan, within, batch["control"],
