@@ -101,9 +101,9 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
         shorter = False
         j = len(moves)
         while j > 0 and not stopped():
-            flip = _anchor(boards[j], plan.frame.key)
-            if flip is not None:
-                frame = Frame.for_goal(_mirrored(boards[j], flip))
+            anchor = _anchor(boards[j], plan.frame.key)
+            if anchor is not None:
+                flip, frame = anchor
                 for window in windows:
                     i = max(0, j - window)
                     pair = (boards[i].tiles.tobytes(), boards[j].tiles.tobytes())
@@ -133,13 +133,15 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
     return best
 
 
-def _anchor(board: Board, key: str) -> bool | None:
+def _anchor(board: Board, key: str) -> tuple[bool, Frame] | None:
     """Whether the plan's tables serve a window ending on this board as it is (False) or
-    mirrored left to right (True), or None: where its blank is in a corner (Frame turns the
-    goal about the centre; the mirror brings the other two corners to those)."""
+    mirrored left to right (True), with the frame that makes the board their goal; None where
+    neither does. They serve boards with the blank in a corner: Frame turns the goal about the
+    centre, and the mirror brings the other two corners to those."""
     for flip in (False, True):
-        if Frame.for_goal(_mirrored(board, flip)).key == key:
-            return flip
+        frame = Frame.for_goal(_mirrored(board, flip))
+        if frame.key == key:
+            return flip, frame
     return None
 
 
