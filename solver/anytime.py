@@ -7,7 +7,8 @@ Searches for the two bounds run side by side on the same admissible heuristic:
   with falling weights (3, 2, 1.5, ... 1.02), each run held to a node limit, until one
   reaches it (greedy search then, if none has found a solution yet); then beam searches of
   widths 4,096 to 262,144, four times wider each time, keeping only states that could still
-  lead to a solution shorter than the best (depth + h below its length). After each of these
+  lead to a solution shorter than the best (depth + h below its length), and where the plan
+  races two heuristics (5x5's best) beams on the stronger one too. After each of these
   the best solution's windows are searched again (solver.shorten: on 24-puzzles and smaller
   those that end with the blank in a corner, with the board's own tables; on 6x6 all, with
   linear conflict). Every solution shorter than the best so far becomes the answer (its moves
@@ -35,6 +36,7 @@ import numpy as np
 
 from patterndb import Board
 
+from .heuristics import Heuristic
 from .plan import Control, Plan
 from .search import StopFlag
 from .search.state import Iteration, SearchState
@@ -43,6 +45,7 @@ from .solution import NodeLimitReached, SearchStopped, Solution
 WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
 WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
+RIVAL_WIDTH = 65_536  # the widest beam on a race's rival heuristic (about 0.1 GB with cr14)
 # Boards whose solutions are shortened window by window (solver.shorten), in cells: on 6x6 it
 # took the mean length of eight random boards' answers from 201 to 195 in 60 s; on 7x7 its
 # windows took the time the wider beams had shortened more with (3 boards: 433, 382, 603 moves
@@ -156,21 +159,38 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
             return False
 
 
-def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool]) -> None:
-    """One beam search for a solution shorter than the best so far (stopped once finished())."""
+def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool],
+          heuristic: Heuristic | None = None) -> None:
+    """One beam search for a solution shorter than the best so far (stopped once finished()),
+    on the plan's heuristic or the one given (its rival)."""
     from .api import solution_from_path
     from .search.beam import FOUND, beam_kernel
 
+    h = heuristic or plan.heuristic
     with bounds.lock:
         below = bounds.best.length if bounds.best is not None else 10 ** 4
     canon = plan.frame.to_canonical(board)
     started = time.perf_counter()
     with _stopped_once(finished) as flag:
         status, path, generated = beam_kernel(canon.tiles.astype(np.int8), plan.frame.canonical_goal.tiles.astype(np.int8),
-                                              plan.heuristic.H, board.shape.neighbours, width, below, flag.flag)
+                                              h.H, board.shape.neighbours, width, below, flag.flag)
     if status == FOUND:
-        bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,}", generated,
-                                        time.perf_counter() - started))
+        bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,} on {h.name}",
+                                        generated, time.perf_counter() - started))
+
+
+def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | None]]:
+    """The beams after the first, cheapest first: each width on the plan's heuristic and, where
+    the plan races a rival (the stronger, costlier one of a race: cr14 in 5x5's best), on the
+    rival too, before the next width on the plan's own. On random 24-puzzles a cr14 beam cost
+    about 3 times a z6-6-6-6 beam of its width and found solutions as short as z6-6-6-6 beams
+    4 to 16 times as wide, or other ones of their length; RIVAL_WIDTH caps its widths."""
+    out: list[tuple[int, Heuristic | None]] = []
+    for width in widths:
+        out.append((width, None))
+        if plan.rival is not None and width <= RIVAL_WIDTH:
+            out.append((width, plan.rival))
+    return out
 
 
 def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
@@ -277,12 +297,12 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             if not _weighted(board, plan, bounds, w, nodes, finished):
                 break  # (a lower weight would need more nodes still)
         _shorten(board, plan, bounds, finished, searched)
-        for width in widths[1:]:
+        for width, heuristic in _beams(plan, widths[1:]):
             with bounds.lock:
                 reason = met()
             if reason is not None:
                 break
-            _beam(board, plan, bounds, width, finished)
+            _beam(board, plan, bounds, width, finished, heuristic)
             _shorten(board, plan, bounds, finished, searched)
         with bounds.lock:
             while (reason := met()) is None:

@@ -266,6 +266,47 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
             return found, iterations
 
 
+def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
+         below: int = 10**4) -> tuple[list[int] | None, int]:
+    """Beam search as solver.search.beam states it: (the solution's blank cells or None, states
+    generated). Depth by depth, every kept state's children in the neighbours' order (never
+    the move undoing the last one), the goal returned as soon as it is made; children with
+    depth + h below `below` sorted by h (stably), the first `width` of them kept, a state kept
+    once only over the whole search."""
+    blank = state.index(0)
+    if state == goal:
+        return [blank], 0
+    level = [(state, [blank])]
+    kept = {state}
+    generated = 0
+    for depth in range(1, below):
+        children = []
+        for s, path in level:
+            b = path[-1]
+            for c in neighbours(rows, cols, b):
+                if len(path) >= 2 and c == path[-2]:
+                    continue
+                t = list(s)
+                t[b], t[c] = t[c], 0
+                t = tuple(t)
+                generated += 1
+                if t == goal:
+                    return path + [c], generated
+                if depth + h(t) < below:
+                    children.append((h(t), t, path + [c]))
+        if not children:
+            return None, generated
+        children.sort(key=lambda child: child[0])
+        level = []
+        for _, t, path in children:
+            if len(level) == width:
+                break
+            if t not in kept:
+                kept.add(t)
+                level.append((t, path))
+    return None, generated
+
+
 def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[int, ...]) -> list[int]:
     """h of every entry of a 4-bit table, by the rule its attributes state: the group's
     Manhattan distance + 2 x the entry's nibble (low nibble first)."""

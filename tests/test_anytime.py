@@ -209,3 +209,41 @@ def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, 
             assert best.length < greedy.length and not best.optimal
             improved += 1
     assert improved > 0
+
+
+def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tmp_path):
+    """With a plan that races two heuristics (here 4-4 against a catalogue of three partitions),
+    the bounded search also runs beams on the rival, up to RIVAL_WIDTH: what they offer is
+    shorter than the best so far and replays, and the answers stay within R of the BFS distance."""
+    from patterndb.catalog import build_pattern_file
+    from patterndb.patterns import parse_catalog
+    from solver.anytime import RIVAL_WIDTH, WIDTHS, _beam, _beams, _Bounds
+    from solver.api import run
+
+    spec = "4-4|1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
+    _, frame = prepare("1 2 3 4 5 6 7 8 0", "blank-last")
+    for part in parse_catalog(spec.replace("|", "+"), frame):
+        for g in part:
+            build_pattern_file(frame, g, tmp_path)
+    improved = 0
+    for board in boards(3, 3, 8, seed=5):
+        b, frame = prepare(board, "blank-last")
+        plan = make_plan(frame, Options(algorithm="idastar", pattern=spec, data_dir=tmp_path, jobs=1))
+        assert plan.rival is not None
+        assert [h for w, h in _beams(plan, WIDTHS[1:]) if h is not None] == [plan.rival] * sum(
+            w <= RIVAL_WIDTH for w in WIDTHS[1:])
+        d = distances[(3, 3)][tuple(b.tiles.tolist())]
+        bounds = _Bounds(None, 0.0)
+        greedy = run(b, dataclasses.replace(plan, algorithm="greedy", heuristic=plan.rival, rival=None))
+        bounds.offer(greedy)
+        _beam(b, plan, bounds, 64, lambda: False, plan.rival)
+        best = bounds.best
+        assert d <= best.length <= greedy.length
+        assert replay(tuple(b.tiles.tolist()), best.moves, 3, 3) == tuple(plan.frame.goal.tiles.tolist())
+        if best is not greedy:
+            assert best.algorithm == "beam" and best.proof.endswith(f"on {plan.rival.name}")
+            improved += 1
+        result = solve_bounded(b, plan, 1.1)
+        assert result.lower_bound <= d <= result.solution.length <= 1.1 * result.lower_bound + 1e-9
+        assert replay(tuple(b.tiles.tolist()), result.solution.moves, 3, 3) == tuple(plan.frame.goal.tiles.tolist())
+    assert improved > 0

@@ -18,9 +18,11 @@ import numpy as np
 
 from patterndb.jit import njit
 
-from ..heuristics.kernels import group_step, h_full, has_zero_aware, is_incremental, scratch_size
+from ..heuristics.kernels import (PDB_MAX, entry_value, group_step, h_full, has_zero_aware, is_incremental,
+                                  lookup_arrays, mapped_entry, scratch_size)
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
+FULL, PARTITION, CATALOGUE = range(3)  # how a child's h is found (_mode)
 
 
 SEEN_SLOTS = 1 << 22  # states remembered (32 MB): a newer one takes an older one's slot
@@ -42,6 +44,39 @@ def _step(pos, H, t, reflected, zero):
     if zero:
         return group_step(pos, H, t, reflected, True)
     return group_step(pos, H, t, reflected, False)
+
+
+@njit(cache=True, inline="always")
+def _mode(H):
+    """How a child's h is found: FULL (h_full), PARTITION (one partition's pattern databases:
+    the moved tile's group and its mirror's, group_step) or CATALOGUE (the moved tile's group
+    in each partition of a catalogue)."""
+    if is_incremental(H):
+        return PARTITION
+    if H[0] == PDB_MAX:
+        return CATALOGUE
+    return FULL
+
+
+@njit(cache=True, inline="always")
+def _root_values(board, pos, H, mode, vals, sums):
+    """A state's kept values (vals: PARTITION each group's then each mirrored group's,
+    CATALOGUE each group's) and sums (PARTITION the regular and mirrored sums, CATALOGUE
+    each partition's), from scratch."""
+    G = H[7].size
+    scratch = np.zeros(scratch_size(H), dtype=np.int64)
+    mirror = np.zeros(scratch_size(H), dtype=np.int64)
+    h_full(board, pos, H, scratch, mirror)
+    if mode == PARTITION:
+        vals[:G] = scratch[:G]
+        vals[G:] = mirror[:G]
+        sums[0] = scratch[:G].sum()
+        sums[1] = mirror[:G].sum() if H[11] else 0
+    else:
+        sums[:] = 0
+        for i in range(H[15].size):
+            vals[H[15][i]] = scratch[i]
+            sums[H[16][i]] += scratch[i]
 
 
 @njit(cache=True, inline="always")
@@ -68,8 +103,7 @@ def _by_h(h, m):
 def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     """Returns (status, path of blank cells, states generated)."""
     n = board0.size
-    greg = np.zeros(scratch_size(H), dtype=np.int64)
-    gref = np.zeros(scratch_size(H), dtype=np.int64)
+    scratch = np.zeros(scratch_size(H), dtype=np.int64)
     pos = np.empty(n, dtype=np.int64)
     levels = min(max(below, 1), 256)  # (grown as the beam goes deeper: below may be far off)
     hist_parent = np.empty((levels, width), dtype=np.int32)
@@ -79,34 +113,35 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     cand_h = np.empty(4 * width, dtype=np.int64)
     cand_par = np.empty(4 * width, dtype=np.int64)
     cand_cell = np.empty(4 * width, dtype=np.int64)
-    # Plain pattern databases: each state's group values and sums, so that a child costs the
-    # lookups of its moved tile's group and that group's mirror, not every group's.
-    inc = is_incremental(H)
+    # Pattern databases: each state keeps its groups' values and its sums, so that a child
+    # costs the lookups of the groups its moved tile is in (one partition: its group and its
+    # mirror's; a catalogue: its group in each partition), not every group's. A candidate
+    # keeps the (slot, value) pairs it changed and its sums, applied once it is kept.
+    mode = _mode(H)
     zero = has_zero_aware(H)
     refl = H[11]
-    G = scratch_size(H)
-    rows = width if inc else 1
-    cur_reg = np.zeros((rows, G), dtype=np.int64)
-    cur_ref = np.zeros((rows, G), dtype=np.int64)
-    nxt_reg = np.zeros((rows, G), dtype=np.int64)
-    nxt_ref = np.zeros((rows, G), dtype=np.int64)
-    cur_sums = np.zeros((rows, 2), dtype=np.int64)
-    nxt_sums = np.zeros((rows, 2), dtype=np.int64)
-    cand_step = np.zeros((4 * width if inc else 1, 6), dtype=np.int64)  # g, value, mirror g, value, sums
+    G = H[7].size
+    tile_inst, inst_group = H[14], H[15]
+    P = tile_inst.shape[1]
+    md, group_tiles, group_k, offsets, _, _, table, packed, zinfo, cols = lookup_arrays(H)
+    V, S, K = (2 * G, 2, 2) if mode == PARTITION else (G, P, P)
+    rows, crows = (width, 4 * width) if mode != FULL else (1, 1)
+    cur_vals = np.zeros((rows, V), dtype=np.int64)
+    nxt_vals = np.zeros((rows, V), dtype=np.int64)
+    cur_sums = np.zeros((rows, S), dtype=np.int64)
+    nxt_sums = np.zeros((rows, S), dtype=np.int64)
+    cand_pairs = np.zeros((crows, K, 2), dtype=np.int16)
+    cand_sums = np.zeros((crows, S), dtype=np.int16)
+    seen_group = np.full(G, -1, dtype=np.int64)  # (a catalogue's group in several sums is read once a child:
+    group_val = np.zeros(G, dtype=np.int64)      # the child that read it last, and what it read)
     seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
     cur[0] = board0
-    if inc:
-        for c in range(n):
-            pos[board0[c]] = c
-        h_full(board0, pos, H, greg, gref)
-        cur_reg[0] = greg
-        cur_ref[0] = gref
-        cur_sums[0, 0] = greg.sum()
-        cur_sums[0, 1] = gref.sum() if refl else 0
-    seen[_fingerprint(board0) & (SEEN_SLOTS - 1)] = _fingerprint(board0)
     for c in range(n):
-        if board0[c] == 0:
-            hist_blank[0, 0] = c
+        pos[board0[c]] = c
+    if mode != FULL:
+        _root_values(board0, pos, H, mode, cur_vals[0], cur_sums[0])
+    seen[_fingerprint(board0) & (SEEN_SLOTS - 1)] = _fingerprint(board0)
+    hist_blank[0, 0] = pos[0]
     hist_parent[0, 0] = -1
     ncur = 1
     generated = 0
@@ -135,17 +170,41 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 board[c] = 0
                 pos[t] = b
                 pos[0] = c
-                if inc:
+                generated += 1
+                if mode == PARTITION:  # (the pairs and sums go to row m, the next candidate's, kept or not)
                     g, v = _step(pos, H, t, False, zero)
-                    hr = cur_sums[k, 0] + (v - cur_reg[k, g] if g >= 0 else 0)
-                    gm, vm, hf = -1, 0, 0
+                    hr = cur_sums[k, 0] + (v - cur_vals[k, g] if g >= 0 else 0)
+                    cand_pairs[m, 0, 0], cand_pairs[m, 0, 1] = g, v
+                    hf = 0
+                    cand_pairs[m, 1, 0] = -1
                     if refl:
                         gm, vm = _step(pos, H, t, True, zero)
-                        hf = cur_sums[k, 1] + (vm - cur_ref[k, gm] if gm >= 0 else 0)
+                        if gm >= 0:
+                            hf = cur_sums[k, 1] + vm - cur_vals[k, G + gm]
+                            cand_pairs[m, 1, 0], cand_pairs[m, 1, 1] = G + gm, vm
+                        else:
+                            hf = cur_sums[k, 1]
+                    cand_sums[m, 0], cand_sums[m, 1] = hr, hf
                     h = max(hr, hf)
+                elif mode == CATALOGUE:
+                    h = 0
+                    for q in range(P):
+                        i = tile_inst[t, q]
+                        s = cur_sums[k, q]
+                        cand_pairs[m, q, 0] = -1
+                        if i >= 0:
+                            g = inst_group[i]
+                            if seen_group[g] != generated:
+                                seen_group[g] = generated
+                                index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[18], packed, g,
+                                                            True)
+                                group_val[g] = entry_value(table, packed, zinfo, cols, n, g, index, mg, r, True)
+                            s += group_val[g] - cur_vals[k, g]
+                            cand_pairs[m, q, 0], cand_pairs[m, q, 1] = g, group_val[g]
+                        cand_sums[m, q] = s
+                        h = max(h, s)
                 else:
-                    h = h_full(board, pos, H, greg, gref)
-                generated += 1
+                    h = h_full(board, pos, H, scratch, scratch)
                 if h == 0 and np.array_equal(board, goal):
                     path = np.empty(depth + 1, dtype=np.int64)
                     path[depth] = c
@@ -162,13 +221,6 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     cand_h[m] = h
                     cand_par[m] = k
                     cand_cell[m] = c
-                    if inc:
-                        cand_step[m, 0] = g
-                        cand_step[m, 1] = v
-                        cand_step[m, 2] = gm
-                        cand_step[m, 3] = vm
-                        cand_step[m, 4] = hr
-                        cand_step[m, 5] = hf
                     m += 1
         if m == 0:
             return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
@@ -197,19 +249,15 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             seen[slot] = f
             hist_parent[depth, kept] = k
             hist_blank[depth, kept] = c
-            if inc:
-                nxt_reg[kept] = cur_reg[k]
-                nxt_ref[kept] = cur_ref[k]
-                if cand_step[idx, 0] >= 0:
-                    nxt_reg[kept, cand_step[idx, 0]] = cand_step[idx, 1]
-                if cand_step[idx, 2] >= 0:
-                    nxt_ref[kept, cand_step[idx, 2]] = cand_step[idx, 3]
-                nxt_sums[kept, 0] = cand_step[idx, 4]
-                nxt_sums[kept, 1] = cand_step[idx, 5]
+            if mode != FULL:
+                nxt_vals[kept] = cur_vals[k]
+                for q in range(K):
+                    if cand_pairs[idx, q, 0] >= 0:
+                        nxt_vals[kept, cand_pairs[idx, q, 0]] = cand_pairs[idx, q, 1]
+                nxt_sums[kept] = cand_sums[idx]
             kept += 1
         cur, nxt = nxt, cur
-        cur_reg, nxt_reg = nxt_reg, cur_reg
-        cur_ref, nxt_ref = nxt_ref, cur_ref
+        cur_vals, nxt_vals = nxt_vals, cur_vals
         cur_sums, nxt_sums = nxt_sums, cur_sums
         ncur = kept
     return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
