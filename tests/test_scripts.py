@@ -24,7 +24,7 @@ def test_scripts_holds_only_the_tools_the_docs_name():
     """No experiments: every file is a tool a user or CI runs, and each is tested here."""
     tools = {"setup.sh", "demo.sh", "test.sh", "bench_korf100.py", "bench_korf24.py", "bench_whole.py",
              "bench_build.py", "simulate_scaling.py", "scaling_check.sh", "campaign_korf24.py",
-             "campaign_report.py", "damage_trials.py", "bench_page.py", "bench_within.py"}
+             "campaign_report.py", "campaign_estimate.py", "damage_trials.py", "bench_page.py", "bench_within.py"}
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
 
@@ -195,3 +195,25 @@ def test_damage_trials_sort_every_outcome_and_find_no_wrong_answer(pdb_dir, tmp_
     total = r.stdout.splitlines()[-1].split()
     assert total[:5] == ["all", "0", "6", "0", "0"], r.stdout  # every one refused: its ctime moved
     assert {p.name: p.read_bytes() for p in pdb_dir.glob("pdb-4x4-*.h5")} == before
+
+
+def test_campaign_estimate_projects_the_unsolved_lines_from_the_solved_hard_ones(tmp_path):
+    """Three published lines, two solved: the totals against the catalogue, and the third
+    line's CPU projected at the cost per published billion of the solved line that counts
+    as hard (the easy one does not: below --hard)."""
+    counts = tmp_path / "counts.txt"
+    counts.write_text("# a comment\n# n len smallt_apdb_exp smallt_zpdb_exp\n"
+                      "1 90 1 2000000000\n2 100 1 10000000000\n3 110 1 40000000000\n")
+    table = tmp_path / "results.csv"
+    table.write_text("line,length,nodes_expanded,cpu_seconds,wall_seconds,peak_rss_mb,cores,date,version\n"
+                     "1,90,1000000000,400,200,1,2,d,v\n2,100,5000000000,900,450,1,2,d,v\n")
+    r = run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts), "--hard", "5e9",
+            "--target", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "solved 2 of 3: 6.00 G expanded (0.50x the catalogue's 12.00 G), 1,300 CPU s" in r.stdout
+    assert "left 1: 3 (40.0 G published)" in r.stdout
+    assert "on the 1 solved lines of at least 5 G published: 2: 90" in r.stdout
+    assert "at the median (90 s/G): the rest 1.0 CPU-hours, all 3 1.4 (over 1)" in r.stdout
+    table.write_text(table.read_text() + "9,1,1,1,1,1,2,d,v\n")  # a line with no published count
+    assert run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts)).returncode == 2
+    assert run(*PY, "scripts/campaign_estimate.py", "--table", str(tmp_path / "none.csv")).returncode == 2
