@@ -292,8 +292,9 @@ def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
                 generated += 1
                 if t == goal:
                     return path + [c], generated
-                if depth + h(t) < below:
-                    children.append((h(t), t, path + [c]))
+                ht = h(t)
+                if depth + ht < below:
+                    children.append((ht, t, path + [c]))
         if not children:
             return None, generated
         children.sort(key=lambda child: child[0])
