@@ -57,13 +57,13 @@ def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
     """A random 48-puzzle: a solution within seconds, that replays, under a proven bound."""
     board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
     _, frame = api.prepare(board, "blank-last")
-    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=30))
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=15))
     result = solve_bounded(board, plan, within=1.05)
     sol = result.solution
     assert sol.boards()[-1] == make_goal(board.shape, "blank-last")
     assert result.reason == "timeout" and 0 < result.lower_bound < sol.length
     first = next(u for u in result.updates if u["length"] is not None)
-    assert first["seconds"] < 20
+    assert first["seconds"] < 12
 
 
 def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tables):
