@@ -202,18 +202,28 @@ def test_campaign_estimate_projects_the_unsolved_lines_from_the_solved_hard_ones
     line's CPU projected at the cost per published billion of the solved line that counts
     as hard (the easy one does not: below --hard)."""
     counts = tmp_path / "counts.txt"
-    counts.write_text("# a comment\n# n len smallt_apdb_exp smallt_zpdb_exp\n"
-                      "1 90 1 2000000000\n2 100 1 10000000000\n3 110 1 40000000000\n")
+    counts.write_text("# a comment\n# n len KF_zpdb_exp smallt_zpdb_exp\n"
+                      "1 90 6000000000 2000000000\n2 100 30000000000 10000000000\n3 110 100000000000 40000000000\n")
     table = tmp_path / "results.csv"
     table.write_text("line,length,nodes_expanded,cpu_seconds,wall_seconds,peak_rss_mb,cores,date,version\n"
                      "1,90,1000000000,400,200,1,2,d,v\n2,100,5000000000,900,450,1,2,d,v\n")
     r = run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts), "--hard", "5e9",
             "--target", "1")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "solved 2 of 3: 6.00 G expanded (0.50x the catalogue's 12.00 G), 1,300 CPU s" in r.stdout
+    assert "solved 2 of 3: 6.00 G expanded (0.50x smallt_zpdb_exp's 12.00 G), 1,300 CPU s" in r.stdout
     assert "left 1: 3 (40.0 G published)" in r.stdout
-    assert "on the 1 solved lines of at least 5 G published: 2: 90" in r.stdout
+    assert "on the 1 solved lines of at least 5 G in the catalogue: 2: 90" in r.stdout
     assert "at the median (90 s/G): the rest 1.0 CPU-hours, all 3 1.4 (over 1)" in r.stdout
+    # scaled by another published count; which lines count as hard is still the catalogue's say
+    # (line 1 has 6 G of KF_zpdb_exp but 2 G in the catalogue)
+    r = run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts), "--hard", "5e9",
+            "--target", "1", "--column", "KF_zpdb_exp")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "(0.17x KF_zpdb_exp's 36.00 G)" in r.stdout
+    assert "CPU s per G of KF_zpdb_exp on the 1 solved lines of at least 5 G in the catalogue: 2: 30" in r.stdout
+    assert "at the median (30 s/G): the rest 0.8 CPU-hours, all 3 1.2 (over 1)" in r.stdout
+    r = run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts), "--column", "nope")
+    assert r.returncode == 2 and "has no column 'nope'" in r.stderr
     table.write_text(table.read_text() + "9,1,1,1,1,1,2,d,v\n")  # a line with no published count
     assert run(*PY, "scripts/campaign_estimate.py", "--table", str(table), "--published", str(counts)).returncode == 2
     assert run(*PY, "scripts/campaign_estimate.py", "--table", str(tmp_path / "none.csv")).returncode == 2
