@@ -36,20 +36,20 @@ PUBLISHED = ROOT.parent / "shared" / "data" / "korf24_50_nodecounts.txt"
 COLUMN = "smallt_zpdb_exp"
 
 
-def published_counts(path: Path, column: str = COLUMN) -> dict[int, int]:
-    """Line -> the published expansions in `column` (the catalogue's by default), from the
-    node-count file (its last '#' line names the columns)."""
+def published_counts(path: Path, *columns: str) -> list[dict[int, int]]:
+    """For each of `columns`, line -> its published expansions, from one reading of the
+    node-count file (its last '#' line before the data names the columns)."""
     names: list[str] = []
-    counts = {}
+    rows = []
     for ln in path.read_text().splitlines():
         if ln.startswith("#"):
             names = ln.lstrip("# ").split()
         elif ln.strip():
-            if column not in names:
-                raise ValueError(f"{path} has no column {column!r} (it has {', '.join(names[2:])})")
-            fields = dict(zip(names, ln.split()))
-            counts[int(fields["n"])] = int(fields[column])
-    return counts
+            rows.append(dict(zip(names, ln.split())))
+    for column in columns:
+        if column not in names:
+            raise ValueError(f"{path} has no column {column!r} (it has {', '.join(names[2:])})")
+    return [{int(r["n"]): int(r[column]) for r in rows} for column in columns]
 
 
 def solved_lines(path: Path) -> dict[int, dict]:
@@ -70,8 +70,7 @@ def main() -> int:
     ap.add_argument("--target", type=float, default=34.0, help="CPU-hours for all 50 to compare with [34]")
     a = ap.parse_args()
     try:
-        published = published_counts(Path(a.published), a.column)
-        catalogue = published if a.column == COLUMN else published_counts(Path(a.published))
+        published, catalogue = published_counts(Path(a.published), a.column, COLUMN)
         solved = solved_lines(Path(a.table))
         missing = sorted(set(solved) - set(published))
     except (OSError, KeyError, ValueError) as e:
