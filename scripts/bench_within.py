@@ -6,6 +6,7 @@ uniformly random boards of a size from a seeded generator (numpy's default_rng(s
 patterndb.random_board; blank-first goal). Each board is its own `solver solve` process.
 
     python scripts/bench_within.py --size 5 --random 20 --seed 2026 --within 1.05 --timeout 60
+    python scripts/bench_within.py --size 5 --random 100 --seed 2026 81 95   # two of those 100 boards
     python scripts/bench_within.py --file data/korf24_50.txt 40 38 1 --within 1.05 --timeout 60
 
 Prints the median and 90th percentile of the gap and of the time, and how many boards met the
@@ -34,8 +35,9 @@ def boards(a) -> list[tuple[str, str, int | None]]:
         shape = Shape(a.size, a.size)
         goal = make_goal(shape, "blank-first")
         rng = np.random.default_rng(a.seed)
-        return [(f"r{i}", " ".join(map(str, random_board(shape, goal, rng).tiles)), None)
+        made = [(f"r{i}", " ".join(map(str, random_board(shape, goal, rng).tiles)), None)
                 for i in range(1, a.random + 1)]
+        return [made[n - 1] for n in a.lines] if a.lines else made
     lines = [ln.split("#")[0].split() for ln in Path(a.file).read_text().splitlines()]
     lines = [f for f in lines if f]
     out = []
@@ -53,7 +55,8 @@ def pct(xs: list[float], q: float) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("lines", nargs="*", type=int, help="board lines of --file (1-based)")
+    ap.add_argument("lines", nargs="*", type=int,
+                    help="board lines of --file, or which of --random's boards (1-based; all if none)")
     ap.add_argument("--file", default=None, help="boards with their optimal lengths last")
     ap.add_argument("--size", type=int, default=5, help="side of --random's boards [5]")
     ap.add_argument("--random", type=int, default=None, metavar="N", help="N seeded random boards instead")
@@ -66,6 +69,8 @@ def main() -> int:
     a = ap.parse_args()
     if not a.random and not (a.file and a.lines):
         ap.error("give --random N, or --file and line numbers")
+    if a.random and not all(1 <= n <= a.random for n in a.lines):
+        ap.error(f"--random {a.random} makes boards 1 to {a.random}: got {a.lines}")
     failed = 0
     rows = []
     print(f"{'board':>5} {'length':>6} {'bound':>5} {'gap %':>6} {'first s':>7} {'s':>7}  ended")

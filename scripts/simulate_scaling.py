@@ -66,7 +66,7 @@ from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the d
 from solver.search.subtree_order import search_order  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
 from solver.dask_tasks import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
-from solver.search.parallel import _estimate  # noqa: E402 (the driver's expected size of the next iteration)
+from solver.search.parallel import expected_expansions  # noqa: E402 (the driver's expected size of the next iteration)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
 DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task
@@ -121,7 +121,7 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
     if current is not None and current["chunks"]:  # the solving iteration (no "iteration" line if stopped)
         its.append(_iteration(current, n, last_sizes, prior_sizes))
     for k, it in enumerate(its):
-        it.estimate = _estimate([SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]])
+        it.estimate = expected_expansions([SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]])
     return header, its
 
 

@@ -16,6 +16,9 @@ Searches for the two bounds run side by side on the same admissible heuristic:
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
+  With a time-out, on boards up to 5x5, IDA* stops once its iteration is foreseen not to end
+  in time (solver.handover; its bound stays proven), and the best solution's windows are
+  searched again with more expansions a window, beside the beams, until the time-out.
 
 The gap is length / lower bound - 1. The search ends when the gap is at most R - 1 (--within
 R: the answer is then at most R times the optimum, whatever the optimum is), when IDA* finds
@@ -36,6 +39,7 @@ import numpy as np
 
 from patterndb import Board
 
+from .handover import cannot_end
 from .heuristics import Heuristic
 from .plan import Control, Plan
 from .search import StopFlag
@@ -57,6 +61,11 @@ SHORTEN_CELLS = range(26, 37)
 # (one board of three lost 4 moves of 217, in 7 s).
 ANCHORED_CELLS = range(2, 26)
 POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
+# Expansions a window may take in the window searches that take IDA*'s cores when it hands
+# them over (solver.handover), in turn: on five 24-puzzles that missed 5% by one step, windows
+# searched again with 10 M and then 50 M took the last 2 moves off three in 14-33 s.
+DEEP_NODES = (10_000_000, 50_000_000)
+HANDED_OVER = "handed over"  # IDA*'s stop reason when it gives its cores to the upper bound's searches
 
 Update = Callable[[dict], None]
 
@@ -120,16 +129,19 @@ class _Bounds:
 
 
 class _LowerBound:
-    """A Listener of the IDA* driver: each iteration's start proves its bound."""
+    """A Listener of the IDA* driver: each iteration's start proves its bound; judge(state,
+    elapsed), if given, looks at a split iteration's progress (solver.handover)."""
 
-    def __init__(self, bounds: _Bounds) -> None:
+    def __init__(self, bounds: _Bounds, judge: Callable[[SearchState, float], None] | None = None) -> None:
         self.bounds = bounds
+        self.judge = judge
 
     def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
         self.bounds.raise_lower(bound)
 
     def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None:
-        pass
+        if self.judge is not None:
+            self.judge(state, elapsed)
 
     def iteration_finished(self, state: SearchState, it: Iteration) -> None:
         pass
@@ -211,6 +223,24 @@ def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], b
         shorten(best, finished, bounds.offer)
 
 
+def _deep_windows(plan: Plan, bounds: _Bounds, finished: Callable[[], bool]) -> None:
+    """The best solution's corner-anchored windows searched again with DEEP_NODES expansions a
+    window, then more, while the beams go on beside: what takes IDA*'s cores once it has handed
+    them over (solver.handover). Each limit has its own record of the windows searched."""
+    from .shorten import shorten_anchored
+
+    for limit in DEEP_NODES:
+        searched: set[tuple[bytes, bytes]] = set()
+        while not finished():
+            with bounds.lock:
+                best = bounds.best
+            with _stopped_once(finished) as flag:
+                shorter = shorten_anchored(best, plan, finished, bounds.offer, nodes=limit, searched=searched,
+                                           control=Control(stop=flag))
+            if shorter is None:
+                break
+
+
 @contextmanager
 def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
     """A stop flag for one upper-bound search, requested once the whole search may end (a
@@ -236,10 +266,13 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
 
 def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,
                   on_update: Update | None = None, weights: tuple[float, ...] = WEIGHTS,
-                  nodes: int = NODES, widths: tuple[int, ...] = WIDTHS) -> Bounded:
+                  nodes: int = NODES, widths: tuple[int, ...] = WIDTHS,
+                  hand_over: Callable[[list[Iteration], int, float, float], bool] = cannot_end) -> Bounded:
     """The best solution found before the gap is at most within - 1 (None: before the
     optimum is proven), or before they are stopped (control.stop, the plan's
-    time-out). Raises SearchStopped only if stopped before any solution was found."""
+    time-out). Raises SearchStopped only if stopped before any solution was found.
+    hand_over(iterations, expanded, elapsed, seconds left): whether IDA* should give its
+    cores to the upper bound's searches before the time-out (solver.handover)."""
     from .api import run  # (api imports the searches this module sits beside)
 
     if within is not None and not within >= 1.0:
@@ -250,10 +283,25 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     bounds.lower = int(plan.heuristic(plan.frame.to_canonical(board)))  # (admissible: a bound before any search)
     ida_stop = StopFlag()
     ida_out: dict = {}
+    # A time-out and a second upper-bound search to take IDA*'s cores: only then can they be handed over.
+    deadline = None if plan.options.timeout is None or board.shape.n not in ANCHORED_CELLS \
+        else start + plan.options.timeout
+    helper: list[threading.Thread] = []
+
+    def judge(state: SearchState, elapsed: float) -> None:
+        """Hand IDA*'s cores over (once) if its iteration cannot end before the time-out."""
+        if helper or deadline is None or bounds.best is None:
+            return
+        if not hand_over(state.iterations, state.expanded, elapsed, deadline - time.perf_counter()):
+            return
+        helper.append(threading.Thread(target=_deep_windows, args=(plan, bounds, finished),
+                                       name="anytime deep windows", daemon=True))
+        helper[0].start()
+        ida_stop.request(HANDED_OVER)
 
     def lower() -> None:
         try:
-            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds),
+            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds, judge),
                                                            backend=control.backend, split_nodes=control.split_nodes))
         except SearchStopped as e:
             ida_out["stopped"] = e
@@ -267,7 +315,7 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
         """Why the search may end now (with bounds.lock held), or None."""
         if "solution" in ida_out:
             return "optimal"
-        if ida_out.get("done"):
+        if ida_out.get("done") and (not helper or "error" in ida_out):
             return "error" if "error" in ida_out else ida_out["stopped"].reason
         if control.stop.requested:
             return control.stop.reason
@@ -276,6 +324,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 return "optimal"
             if within is not None and bounds.best.length <= within * bounds.lower:
                 return "within"
+        if helper and time.perf_counter() >= deadline:  # (IDA*, which kept the time, has handed over)
+            return "timeout"
         return None
 
     def finished() -> bool:
@@ -310,6 +360,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     finally:
         ida_stop.request(reason or "stopped")
         ida.join()
+        for t in helper:
+            t.join()
     if "error" in ida_out:
         raise ida_out["error"]
     if "solution" in ida_out:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from patterndb import Board, Frame
 
-from .plan import Plan
+from .plan import Control, Plan
 from .solution import SearchStopped, Solution
 
 # (moves a window spans, moves from one window's start to the next one's, expansions a window's
@@ -78,14 +78,16 @@ ANCHOR_NODES = 2_000_000
 def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                      on_shorter: Callable[[Solution], None] | None = None,
                      windows: tuple[int, ...] = ANCHOR_WINDOWS, nodes: int = ANCHOR_NODES,
-                     searched: set[tuple[bytes, bytes]] | None = None) -> Solution | None:
+                     searched: set[tuple[bytes, bytes]] | None = None,
+                     control: Control | None = None) -> Solution | None:
     """A shorter solution of sol's board, or None: the windows that end on an anchor (a board
     of the solution with its blank in a corner, the goal itself included), last anchor first,
     searched by IDA* with the plan's heuristic; each anchor's windows grow while their searches
     end within the node limit. on_shorter(solution) after each pass that shortens it; passes
     repeat while one does. searched: the windows (first and last board) searched already, to
     their optimum or to the node limit, skipped, and added to (a caller keeps it across calls
-    for one board)."""
+    for one board). control: its stop flag ends a window's search part way (with a node limit
+    of millions, stopped() alone is looked at too seldom)."""
     from .api import run  # (api imports the searches this module sits beside)
 
     started = time.perf_counter()
@@ -111,7 +113,7 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                         continue
                     try:
                         # (the same tiles slide in the mirrored window: its moves are this window's)
-                        part = run(_mirrored(boards[i], flip), dataclasses.replace(window_plan, frame=frame))
+                        part = run(_mirrored(boards[i], flip), dataclasses.replace(window_plan, frame=frame), control)
                         generated += part.nodes_generated
                     except SearchStopped as e:
                         generated += e.nodes_generated

@@ -247,3 +247,45 @@ def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tm
         assert result.lower_bound <= d <= result.solution.length <= 1.1 * result.lower_bound + 1e-9
         assert replay(tuple(b.tiles.tolist()), result.solution.moves, 3, 3) == tuple(plan.frame.goal.tiles.tolist())
     assert improved > 0
+
+
+def test_an_iteration_is_judged_unable_to_end_only_past_its_first_seconds_and_at_its_best_rate():
+    from solver.handover import MIN_SECONDS, cannot_end
+    from solver.search.state import Iteration
+
+    its = [Iteration(40, 100_000, 0, 0.1, 1), Iteration(42, 1_000_000, 0, 1.0, 9)]  # next: 10 M at 1 M/s
+    assert not cannot_end(its, 0, MIN_SECONDS / 2, 1.0)  # too young to judge
+    assert not cannot_end([], 0, 60.0, 1.0)  # nothing to foresee it from
+    assert cannot_end(its, 2_000_000, 2.0, 3.9)  # 8 s to go, more than twice the 3.9 s left
+    assert not cannot_end(its, 2_000_000, 2.0, 4.1)
+    assert not cannot_end(its, 8_000_000, 2.0, 0.5)  # this iteration's own rate (4 M/s): 0.5 s to go
+    assert cannot_end(its, 8_000_000, 2.0, 0.0)  # no time left
+
+
+def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(pdb_dir, monkeypatch):
+    """Once IDA* is judged unable to end its iteration in time (here: at its first split
+    iteration), it stops with what it has proven, the deep window searches join the beams, and
+    the search still runs to the time-out: a solution that replays, above a lower bound that
+    is at most the optimum (Korf's #2, 55 moves)."""
+    import solver.anytime as anytime
+
+    real, ran, judged = anytime._deep_windows, [], []
+
+    def deep_windows(*args):
+        ran.append(args)
+        real(*args)
+
+    monkeypatch.setattr(anytime, "_deep_windows", deep_windows)
+
+    def at_once(iterations, expanded, elapsed, left):
+        judged.append(left)
+        return True
+
+    b, frame = prepare("14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15", "blank-first")
+    plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir, jobs=1, timeout=3))
+    started = time.perf_counter()
+    result = solve_bounded(b, plan, 1.0, Control(split_nodes=100), hand_over=at_once)
+    assert judged and len(ran) == 1 and 0 < judged[0] <= 3
+    assert result.reason == "timeout" and time.perf_counter() - started >= 2.9
+    assert result.lower_bound < 55 <= result.solution.length and not result.optimal
+    assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())

@@ -3,6 +3,8 @@
 The benchmarks are what docs/benchmarks.md cites, so each must still run and still fail
 loudly on a wrong length; these runs take a few seconds each on the 15-puzzle's 5-5-5
 tables (the 24-puzzle's are too big for the default test run)."""
+import argparse
+import importlib.util
 import os
 import subprocess
 import sys
@@ -13,6 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 PY = [sys.executable]
+
+
+def load(name):
+    """A script of scripts/ as a module, to call its functions."""
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def run(*args, env=None, timeout=300):
@@ -63,6 +73,13 @@ def test_bench_within_checks_each_bound(pdb_dir):
     assert "within 1.1 proven in 60 s: 2 of 2 boards" in r.stdout
     r = run(*PY, "scripts/bench_within.py", "--size", "4", "--random", "2", "--seed", "3", *common)
     assert r.returncode == 0 and "gap: median" in r.stdout, r.stdout + r.stderr
+    # Boards of the seeded sample on their own: the same boards, under their own names.
+    bench = load("bench_within")
+    sample = dict(random=5, size=4, seed=3, file=None)
+    assert bench.boards(argparse.Namespace(**sample, lines=[4, 2])) == [
+        bench.boards(argparse.Namespace(**sample, lines=[]))[i] for i in (3, 1)]
+    bad = run(*PY, "scripts/bench_within.py", "--random", "2", "3", *common)
+    assert bad.returncode == 2 and "makes boards 1 to 2: got [3]" in bad.stderr
 
 
 def test_bench_korf24_takes_lines_or_a_random_sample(pdb_dir):
@@ -163,14 +180,6 @@ def test_the_campaign_keeps_the_race_losers_leg_and_the_report_weighs_the_solvin
     """A raced line's iterations table keeps the winner's iterations and the loser's leg as
     one row; the report counts that leg apart, and foresees the solving iteration's whole
     size from the growth of the two before it (here 10x: 1,000 of a foreseen 100,000)."""
-    import importlib.util
-
-    def load(name):
-        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-
     campaign, report = load("campaign_korf24"), load("campaign_report")
     its = [{"bound": b, "expanded": e, "generated": 2 * e, "seconds": e / 1e6} for b, e in ((60, 100), (62, 1000),
                                                                                             (64, 10000), (66, 1000))]

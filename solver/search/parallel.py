@@ -94,7 +94,7 @@ class Driver:
     def step(self, state: SearchState) -> tuple[str, list[int]]:
         """One iteration from a state that start() gave: ("exhausted", []) when it is complete
         (state.bound is then the next one), ("found", path), or why it stopped."""
-        estimate = _estimate(state.iterations)
+        estimate = expected_expansions(state.iterations)
         if state.done is None and estimate >= self.split_nodes:
             state.done = np.zeros(len(self.frontier()[0]), dtype=bool)
         if state.done is None:
@@ -140,7 +140,7 @@ class Driver:
         for i, (bound, status, expanded, generated, next_f, depth) in enumerate(written):
             end = ended if i == k - 1 else begin + expanded * per_node
             if i > 0 and self.listener:
-                self.listener.iteration_started(bound, 1, _estimate(state.iterations))
+                self.listener.iteration_started(bound, 1, expected_expansions(state.iterations))
             if self.record is not None:
                 self.record(self.root.base, rows[i : i + 1, 1:], "ida-0" if threaded else "main", begin, end)
             if status in (LIMIT, STOPPED):  # searched again on a resume: kept apart
@@ -342,7 +342,7 @@ def _root(blank: int) -> Pieces:
     return uncut(np.array([[blank]], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), None)
 
 
-def _estimate(iterations: list[Iteration]) -> float:
+def expected_expansions(iterations: list[Iteration]) -> float:
     """Expansions expected of the next iteration, from the growth of the last ones (0 at first)."""
     if not iterations:
         return 0.0
