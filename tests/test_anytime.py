@@ -265,8 +265,9 @@ def test_an_iteration_is_judged_unable_to_end_only_past_its_first_seconds_and_at
 def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(pdb_dir, monkeypatch):
     """Once IDA* is judged unable to end its iteration in time (here: at its first split
     iteration), it stops with what it has proven, the deep window searches join the beams, and
-    the search still runs to the time-out: a solution that replays, above a lower bound that
-    is at most the optimum (Korf's #2, 55 moves)."""
+    the search still runs to the time-out (or until the bounds meet): a solution that replays,
+    above a lower bound that is at most the optimum. (One of Korf's 100 of 66 moves: IDA* runs
+    well past the first beam's solution, which a handover waits for.)"""
     import solver.anytime as anytime
 
     real, ran, judged = anytime._deep_windows, [], []
@@ -281,11 +282,14 @@ def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(p
         judged.append(left)
         return True
 
-    b, frame = prepare("14 7 8 2 13 11 10 4 9 12 5 0 3 6 1 15", "blank-first")
+    b, frame = prepare("11 14 13 1 2 3 12 4 15 7 9 5 10 6 8 0", "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir, jobs=1, timeout=3))
     started = time.perf_counter()
     result = solve_bounded(b, plan, 1.0, Control(split_nodes=100), hand_over=at_once)
+    seconds = time.perf_counter() - started
     assert judged and len(ran) == 1 and 0 < judged[0] <= 3
-    assert result.reason == "timeout" and time.perf_counter() - started >= 2.9
-    assert result.lower_bound < 55 <= result.solution.length and not result.optimal
+    assert result.lower_bound <= 66 <= result.solution.length
+    assert result.optimal == (result.solution.length == result.lower_bound)
+    # (it ends at the time-out, or sooner where the two bounds meet: never when IDA* stops)
+    assert result.reason == "optimal" or (result.reason == "timeout" and seconds >= 2.9), (result.reason, seconds)
     assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
