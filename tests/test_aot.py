@@ -72,14 +72,14 @@ def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir
 
 
 def test_split_iterations_on_two_threads_give_the_serial_counts(aot_dir, use):
-    board = " ".join(KORF[7][:16])  # 45 moves, some 10^5 nodes with Manhattan distance
+    board = " ".join(KORF[11][:16])  # 45 moves, 2 x 10^5 nodes with Manhattan distance
     use("off")
     serial = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=1)
     use(aot_dir)
     split = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=2,
                   control=Control(split_nodes=1))
     assert aot.origin.startswith("aot")
-    assert split.length == serial.length == int(KORF[7][16])
+    assert split.length == serial.length == int(KORF[11][16])
     assert [it["subtrees"] > 1 for it in split.iterations][1:] == [True] * (len(split.iterations) - 1)
     # Every iteration but the last (which stops at the first solution any thread finds) is complete.
     assert [(it["bound"], it["expanded"]) for it in split.iterations[:-1]] == \
@@ -220,7 +220,7 @@ def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refu
     use("off")
     so = next(aot_dir.glob(aot.PREFIX + "*.so"))
     k = aot.open_extension(so)
-    board = " ".join(KORF[7][:16])  # some 10^5 nodes with Manhattan distance
+    board = " ".join(KORF[11][:16])  # 2 x 10^5 nodes with Manhattan distance
     with aot.serving(k):
         fast = solve(board, goal="blank-first", jobs=1, algorithm="idastar", heuristic="manhattan")
     assert k.search_root.misses == 0 and k.search_root.compiled is not k.search_root.jit

@@ -57,13 +57,13 @@ def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
     """A random 48-puzzle: a solution within seconds, that replays, under a proven bound."""
     board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
     _, frame = api.prepare(board, "blank-last")
-    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=15))
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=7))
     result = solve_bounded(board, plan, within=1.05)
     sol = result.solution
     assert sol.boards()[-1] == make_goal(board.shape, "blank-last")
     assert result.reason == "timeout" and 0 < result.lower_bound < sol.length
     first = next(u for u in result.updates if u["length"] is not None)
-    assert first["seconds"] < 12
+    assert first["seconds"] < 6  # (under 3 s on 2 cores, busy)
 
 
 def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tables):
@@ -71,11 +71,11 @@ def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tabl
     shorter one (solver.shorten), which replays and stays above the proven bound."""
     board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "5"]).stdout)
     _, frame = api.prepare(board, "blank-last")
-    warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=3))
-    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 8 s below)
+    warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=1))
+    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 5 s below)
         solve_bounded(board, warm, within=1.05, weights=(), widths=(1024,))
     # (the windows shorten this answer twice within 2 s on 2 cores, idle; the rest is waiting)
-    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=8))
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=5))
     result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024,))  # (one beam: then its windows)
     sol = result.solution
     lengths = [u["length"] for u in result.updates if u["length"] is not None]

@@ -33,7 +33,8 @@ def _per_blank(rows, cols, cells, blank):
 @pytest.mark.parametrize(
     "rows, cols, cells, blank",
     [(3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (2, 4, (1, 2, 3), 0),
-     (2, 4, (4, 5, 6, 7), 0), (3, 4, (1, 2, 3, 4, 5), 0), (3, 4, (11, 10, 7), 0), (2, 5, (9, 1, 5, 2), 3)],
+     (2, 4, (4, 5, 6, 7), 0), (3, 4, (5, 6, 7, 8), 0), (3, 4, (11, 10, 7), 0), (2, 5, (9, 1, 5, 2), 3),
+     pytest.param(3, 4, (1, 2, 3, 4, 5), 0, marks=pytest.mark.slow)],  # (665,280 entries: 10 s each)
 )
 @pytest.mark.parametrize("dense, table_cells", [(False, 16), (True, 16), (True, 0)])  # 0: regions filled as on 5x5
 def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, cols, cells, blank, dense, table_cells):
