@@ -17,7 +17,7 @@ from solver.api import Control
 from solver.compile_kernels import build
 from solver.search import aot
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF, KORF_12, KORF_12_LENGTH
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +72,14 @@ def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir
 
 
 def test_split_iterations_on_two_threads_give_the_serial_counts(aot_dir, use):
-    board = " ".join(KORF[11][:16])  # 45 moves, 2 x 10^5 nodes with Manhattan distance
+    board = KORF_12
     use("off")
     serial = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=1)
     use(aot_dir)
     split = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=2,
                   control=Control(split_nodes=1))
     assert aot.origin.startswith("aot")
-    assert split.length == serial.length == int(KORF[11][16])
+    assert split.length == serial.length == KORF_12_LENGTH
     assert [it["subtrees"] > 1 for it in split.iterations][1:] == [True] * (len(split.iterations) - 1)
     # Every iteration but the last (which stops at the first solution any thread finds) is complete.
     assert [(it["bound"], it["expanded"]) for it in split.iterations[:-1]] == \
@@ -153,7 +153,6 @@ def test_compile_check_says_which_kernels_solve_uses(aot_dir, tmp_path):
     assert off.returncode == 3 and off.stdout.strip() == "jit"
 
 
-
 NO_PYCC = """
 import sys
 class NoPycc:
@@ -220,7 +219,7 @@ def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refu
     use("off")
     so = next(aot_dir.glob(aot.PREFIX + "*.so"))
     k = aot.open_extension(so)
-    board = " ".join(KORF[11][:16])  # 2 x 10^5 nodes with Manhattan distance
+    board = KORF_12
     with aot.serving(k):
         fast = solve(board, goal="blank-first", jobs=1, algorithm="idastar", heuristic="manhattan")
     assert k.search_root.misses == 0 and k.search_root.compiled is not k.search_root.jit

@@ -12,9 +12,9 @@ from solver.search import Driver, StopFlag, ThreadBackend
 
 from . import naive
 from .conftest import all_8puzzle_states
+from .instances import KORF
 from .test_parallel import assert_counts, problem
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 CAT3 = "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
 
 

@@ -12,7 +12,8 @@ from solver.checkpoint import CheckpointError, digest
 from solver.cli import main as solver_cli
 from solver.solution import SearchStopped
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
+
 BOARD, LENGTH = " ".join(KORF[2][:16]), int(KORF[2][16])  # Korf #3, 59 moves
 
 

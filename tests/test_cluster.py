@@ -16,9 +16,8 @@ from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
 from solver.cluster import Cluster  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
 
+from .instances import KORF  # noqa: E402
 from .naive import replay  # noqa: E402
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
 
 @pytest.fixture(scope="module")

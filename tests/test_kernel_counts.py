@@ -8,8 +8,7 @@ from solver.search import Driver, StopFlag, ThreadBackend
 from solver.search.moves import EXHAUSTED, FOUND
 
 from . import naive
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
 
 
 from tests.test_parallel import counts, problem

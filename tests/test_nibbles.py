@@ -14,8 +14,7 @@ from patterndb.store import read_attrs
 from solver import solve
 
 from . import naive
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
 
 
 @pytest.mark.parametrize("rows, cols, cells, blank", [

@@ -22,8 +22,7 @@ from solver.search.threads import run_chunk
 from solver.solution import SearchStopped
 
 from . import naive
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
 
 
 def korf(i):

@@ -11,8 +11,7 @@ from solver.heuristics.kernels import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
 
 
 def _replays(sol, rows, cols):

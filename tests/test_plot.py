@@ -8,6 +8,8 @@ from click.testing import CliRunner
 from patterndb.cli import main as pdb
 from solver.cli import main as solver
 
+from .instances import KORF_12
+
 pytest.importorskip("matplotlib")
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -33,7 +35,7 @@ def test_pdb_plot_draws_a_panel_per_table(tmp_path):
 
 
 def test_solver_plot_from_json_and_from_a_trace(tmp_path):
-    board = "14 1 9 6 4 8 12 5 7 2 3 0 10 11 13 15"  # Korf's #12 with Manhattan: 6 iterations, 2 x 10^5 nodes
+    board = KORF_12
     trace = tmp_path / "k.trace"
     r = CliRunner().invoke(solver, ["solve", board, "--goal", "blank-first", "-H", "manhattan", "--json", "-j", "2",
                                     "--trace", str(trace), "--data-dir", str(tmp_path)])

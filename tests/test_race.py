@@ -13,7 +13,8 @@ from solver.search.state import Iteration, SearchState
 from solver.search.race import RACE_MARGIN, race
 from solver.solution import SearchStopped
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
+
 BOARD, LENGTH = " ".join(KORF[2][:16]), int(KORF[2][16])  # Korf #3, 59 moves
 EIGHT = "8 6 7 2 5 4 3 0 1"  # an 8-puzzle board (its length: from the exact table)
 

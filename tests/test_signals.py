@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import KORF
+
 SOLVER = [sys.executable, "-c", "from solver.cli import main; main()"]
 
 
@@ -123,7 +124,6 @@ def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_que
     stopped = rows[1:]
     assert len(stopped) <= 1 and all(r[-1] == "INTERRUPTED" for r in stopped), rows
     assert f"{3 - len(stopped)} boards not started" in err, err
-
 
 
 def test_a_stop_landing_anywhere_in_a_board_s_start_is_neither_lost_nor_a_hang(monkeypatch):
