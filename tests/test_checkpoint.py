@@ -12,9 +12,9 @@ from solver.checkpoint import CheckpointError, digest
 from solver.cli import main as solver_cli
 from solver.solution import SearchStopped
 
-from .instances import KORF
+from .instances import korf
 
-BOARD, LENGTH = " ".join(KORF[2][:16]), int(KORF[2][16])  # Korf #3, 59 moves
+BOARD, LENGTH = korf(2)  # Korf #3, 59 moves
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,7 @@ from solver.search.moves import EXHAUSTED, FOUND
 
 from . import naive
 from .instances import KORF
-
-
-from tests.test_parallel import counts, problem
+from .test_parallel import counts, problem
 
 
 def test_pdb_kernel_counts_equal_plain_idastar_and_both_variants_agree(pdb_dir, rng):

@@ -22,11 +22,7 @@ from solver.search.threads import run_chunk
 from solver.solution import SearchStopped
 
 from . import naive
-from .instances import KORF
-
-
-def korf(i):
-    return " ".join(KORF[i][:16]), int(KORF[i][16])
+from .instances import korf
 
 
 def problem(board, goal="blank-first", **opts):

@@ -14,7 +14,8 @@ from solver.search.subtrees import frontier
 from solver.solution import SearchStopped
 
 from . import naive
-from .test_parallel import counts, korf, problem
+from .instances import korf
+from .test_parallel import counts, problem
 
 
 def reaches_goal(p, cells):

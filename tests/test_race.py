@@ -13,9 +13,9 @@ from solver.search.state import Iteration, SearchState
 from solver.search.race import RACE_MARGIN, race
 from solver.solution import SearchStopped
 
-from .instances import KORF
+from .instances import korf
 
-BOARD, LENGTH = " ".join(KORF[2][:16]), int(KORF[2][16])  # Korf #3, 59 moves
+BOARD, LENGTH = korf(2)  # Korf #3, 59 moves
 EIGHT = "8 6 7 2 5 4 3 0 1"  # an 8-puzzle board (its length: from the exact table)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .instances import KORF
+from .instances import korf
 
 SOLVER = [sys.executable, "-c", "from solver.cli import main; main()"]
 
@@ -17,10 +17,6 @@ SOLVER = [sys.executable, "-c", "from solver.cli import main; main()"]
 def start(*args, **kw):
     return subprocess.Popen([*SOLVER, "solve", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"}, **kw)
-
-
-def board(i):
-    return " ".join(KORF[i][:16])
 
 
 def wait_for(pred, timeout=60.0):
@@ -46,7 +42,7 @@ def wait_until_searching(proc, seconds=2.0):
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_stops_within_a_second_with_a_valid_json_answer(sig, code):
     # Korf #3 with Manhattan: 241 M expansions, minutes; stopped after 2 s of search.
-    p = start(board(2), "--goal", "blank-first", "-H", "manhattan", "-j", "2", "--json")
+    p = start(korf(2)[0], "--goal", "blank-first", "-H", "manhattan", "-j", "2", "--json")
     wait_until_searching(p)
     t = time.monotonic()
     p.send_signal(sig)
@@ -65,7 +61,7 @@ def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
     within a second). Sent to the solver alone, and to its whole process group as a terminal's
     Ctrl-C is (the Dask worker processes get it too: each printed a KeyboardInterrupt traceback),
     once the iterations have gone out to the workers (Manhattan on Korf #3: minutes)."""
-    p = start(board(2), "--goal", "blank-first", "-H", "manhattan", "--scheduler", "local:2", "--json",
+    p = start(korf(2)[0], "--goal", "blank-first", "-H", "manhattan", "--scheduler", "local:2", "--json",
               start_new_session=True)
     seen = []
     while not (seen and seen[-1].startswith("bound 55:")):  # 18 M nodes done; 57 has begun on the workers
@@ -90,7 +86,7 @@ def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
 
 def test_ctrl_c_in_a_batch_cancels_the_queue_and_prints_what_finished(tmp_path):
     f = tmp_path / "b.txt"
-    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n{board(2)} 59\n")
+    f.write_text(f"{korf(1)[0]} 55\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n")
     p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "2")
     # the header and #1 (6 M expansions; a fixed 4 s sleep was too short on a slow VM): the
     # #2s run for minutes
@@ -109,7 +105,7 @@ def test_ctrl_c_in_a_batch_cancels_the_queue_and_prints_what_finished(tmp_path):
 def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_queue(tmp_path):
     """-j 1: the boards are solved one after another in the main thread (no pool)."""
     f = tmp_path / "b.txt"
-    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n{board(2)} 59\n")
+    f.write_text(f"{korf(1)[0]} 55\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n")
     p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1")
     first = [p.stdout.readline(), p.stdout.readline()]  # the header and #1: #2 (about 1 s) has started
     t = time.monotonic()
@@ -182,7 +178,7 @@ def test_a_stop_landing_anywhere_in_a_board_s_start_is_neither_lost_nor_a_hang(m
 def test_boards_not_started_after_ctrl_c_get_a_json_row(tmp_path):
     """--json: every board of the file gets a row, those never started one saying so."""
     f = tmp_path / "b.txt"
-    f.write_text(f"{board(1)} 55\n{board(2)} 59\n{board(2)} 59\n# end\n{board(2)} 59\n")
+    f.write_text(f"{korf(1)[0]} 55\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n# end\n{korf(2)[0]} 59\n")
     p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json")
     first = p.stdout.readline()  # #1 done: #2 (minutes) has started or is about to
     p.send_signal(signal.SIGINT)
@@ -198,7 +194,7 @@ def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
     ck = tmp_path / "korf6.ckpt"
     # Korf #6 with Manhattan: 7.5 M expansions (16.9 M with --prune 2); on one thread the order is
     # fixed, so counts are exact.
-    args = [board(5), "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json",
+    args = [korf(5)[0], "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json",
             "--checkpoint", str(ck), "--checkpoint-every", "0"]
     p = start(*args)
 

@@ -4,6 +4,7 @@ from patterndb import BoardError, Shape, make_goal, parse_board, random_board, s
 from solver import distance, solve
 
 from . import naive
+from .instances import korf
 
 
 def _check(sol, rows, cols):
@@ -76,11 +77,11 @@ def test_15_puzzle_idastar_agrees_with_astar(rng):
 
 @pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
 def test_easiest_korf_instance(heuristic):
-    line = open("data/korf100.txt").read().splitlines()[2 + 54].split()  # instance 55: length 41
-    b = parse_board(" ".join(line[:16]))
+    board, length = korf(54)  # instance 55: length 41
+    b = parse_board(board)
     sol = solve(b, "blank-first", algorithm="idastar", heuristic=heuristic)
     _check(sol, 4, 4)
-    assert sol.length == int(line[16]) and sol.optimal
+    assert sol.length == length and sol.optimal
 
 
 def test_unsolvable_and_bad_requests(data_dir):

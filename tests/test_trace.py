@@ -12,7 +12,8 @@ from solver import solve
 from solver.api import Control
 from solver.trace import read_trace
 
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
+from .instances import korf
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "simulate_scaling.py"
 
 
@@ -28,7 +29,7 @@ def simulator():
 def traced(pdb_dir, tmp_path_factory):
     """Korf #3 with 5-5-5, every iteration split, traced at -j 1 and -j 2."""
     d = tmp_path_factory.mktemp("traces")
-    board = " ".join(KORF[2][:16])
+    board = korf(2)[0]
     out = {}
     for jobs in (1, 2):
         path = d / f"j{jobs}.jsonl"

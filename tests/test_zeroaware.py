@@ -20,9 +20,8 @@ from solver.search import Driver, StopFlag, ThreadBackend
 from . import naive
 from .conftest import all_8puzzle_states
 from .test_kernel_counts import assert_kernel_counts, heuristic_and_tiebreak, mirror_leading_boards
+from .instances import KORF
 from .test_parallel import assert_counts, problem
-
-KORF = [ln.split() for ln in open("data/korf100.txt") if not ln.startswith("#")]
 
 
 @functools.lru_cache(maxsize=None)
