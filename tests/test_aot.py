@@ -17,7 +17,7 @@ from solver.api import Control
 from solver.compile_kernels import build
 from solver.search import aot
 
-from .instances import KORF, KORF_12, KORF_12_LENGTH
+from .instances import KORF_12, KORF_12_LENGTH, korf
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +54,8 @@ def _counts(sol):
 
 
 def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir):
-    cases = [(" ".join(KORF[i][:16]), dict(data_dir=pdb_dir, pattern="5-5-5")) for i in (0, 2, 7)]
-    cases.append((" ".join(KORF[7][:16]), dict(data_dir=pdb_dir, pattern="5-5-5", reflect=False)))
+    cases = [(korf(i)[0], dict(data_dir=pdb_dir, pattern="5-5-5")) for i in (0, 2, 7)]
+    cases.append((korf(7)[0], dict(data_dir=pdb_dir, pattern="5-5-5", reflect=False)))
     cases.append(("8 6 7 2 5 4 3 0 1", dict(algorithm="idastar", heuristic="linear-conflict")))
     cases.append(("8 6 7 2 5 4 3 0 1", dict(data_dir=pdb_dir)))  # the walk down the exact table
     cases.append(("8 6 7 2 5 4 3 0 1", dict(data_dir=pdb_dir, algorithm="idastar", pattern="4-4")))

@@ -12,7 +12,7 @@ from solver.search import Driver, StopFlag, ThreadBackend
 
 from . import naive
 from .conftest import all_8puzzle_states
-from .instances import KORF
+from .instances import korf
 from .test_parallel import assert_counts, problem
 
 CAT3 = "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
@@ -118,11 +118,10 @@ def test_catalogue_on_15_puzzles(pdb_dir):
     for g in parse_catalog(spec, frame)[1]:
         build_pattern_file(frame, g, pdb_dir)
     fewer = 0
-    for row in KORF[:8]:
-        board = " ".join(row[:16])
+    for board, want in map(korf, range(8)):
         one = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1)
         cat = solve(board, "blank-first", pattern=spec, data_dir=pdb_dir, jobs=2)
-        assert cat.length == one.length == int(row[16]) and cat.optimal
+        assert cat.length == one.length == want and cat.optimal
         full_one = {it["bound"]: it["expanded"] for it in one.iterations[:-1]}
         full_cat = {it["bound"]: it["expanded"] for it in cat.iterations[:-1]}
         assert all(full_cat[b] <= full_one[b] * 1.01 + 100 for b in full_cat)

@@ -16,7 +16,7 @@ from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
 from solver.cluster import Cluster  # noqa: E402
 from solver.trace import read_trace  # noqa: E402
 
-from .instances import KORF  # noqa: E402
+from .instances import korf  # noqa: E402
 from .naive import replay  # noqa: E402
 
 
@@ -46,17 +46,17 @@ def chunk_workers(trace):
 
 @pytest.mark.parametrize("i", [0, 2, 3])
 def test_same_answers_and_counts_as_the_threads(cluster, pdb_dir, i):
-    board = " ".join(KORF[i][:16])
+    board, want = korf(i)
     d = solve_on(cluster, board, "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     t = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1, control=Control(split_nodes=0))
-    assert d.length == t.length == int(KORF[i][16]) and d.optimal
+    assert d.length == t.length == want and d.optimal
     strip = lambda its: [(x["bound"], x["expanded"], x["generated"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(t.iterations)  # complete iterations count the same nodes
 
 
 def test_small_iterations_here_big_ones_on_the_cluster(cluster):
     """The default split: unsplit iterations must not go to the workers (they index their own frontier)."""
-    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    board, want = korf(1)  # 6 M expansions with Manhattan
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
     d = solve_on(cluster, board, "blank-first", split_nodes=Control().split_nodes, heuristic="manhattan")
     assert d.length == serial.length == want
@@ -69,7 +69,7 @@ def test_iterations_expected_small_run_on_the_threads_here_the_rest_on_the_clust
     """nearby_seconds: a split iteration expected to take at most that on this machine's threads
     runs on them. With a threshold of a nanosecond only the first split iteration (nothing
     expected yet: split_nodes 0) qualifies; with 0 none does. The counts are the serial ones."""
-    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    board, want = korf(1)  # 6 M expansions with Manhattan
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     for nearby, first_on in ((1e-9, {"ida"}), (0.0, {"dask"})):
@@ -89,7 +89,7 @@ def test_5x5_scramble(cluster, rng):
 
 def test_a_worker_killed_mid_iteration_loses_only_its_tasks(cluster):
     """kill -9 one worker process during a split iteration: Dask reruns its tasks, the answer stands."""
-    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])  # 6 M expansions with Manhattan
+    board, want = korf(1)  # 6 M expansions with Manhattan
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
     pids = list(cluster.client.run(os.getpid).values())
 
@@ -122,7 +122,7 @@ def test_a_result_lost_after_it_was_fetched_still_counts(cluster, monkeypatch):
     """The race a CI run lost: a worker dies just after the client has fetched a task's result,
     and the future reads "lost" when the collector looks at it. The result in hand is the
     task's; the search goes on with it. Here the worker is killed at that very moment."""
-    board, want = " ".join(KORF[1][:16]), int(KORF[1][16])
+    board, want = korf(1)
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
     client, killed = cluster.client, []
 
@@ -158,7 +158,7 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
     from solver.cli import main
 
     f = tmp_path / "b.txt"
-    f.write_text("".join(" ".join(KORF[i][:16]) + f" {KORF[i][16]}\n" for i in (0, 3)))
+    f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--goal", "blank-first", "--pattern", "5-5-5",
                                   "--scheduler", address, "--data-dir", str(pdb_dir)])
     assert r.exit_code == 0, r.output
@@ -170,7 +170,7 @@ def test_a_bounded_search_proves_its_bound_on_the_cluster(cluster, pdb_dir):
     iterations to the workers (every split one here), and the answer is the serial one's."""
     from solver.anytime import solve_bounded
 
-    board, want = " ".join(KORF[2][:16]), int(KORF[2][16])
+    board, want = korf(2)
     b, frame = prepare(board, "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir))
     backend = cluster.backend(plan, 0.0)
@@ -188,15 +188,15 @@ def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
     from solver.cli import main
 
     f = tmp_path / "b.txt"
-    f.write_text("".join(" ".join(KORF[i][:16]) + f" {KORF[i][16]}\n" for i in (0, 3)))
+    f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
     common = ["--goal", "blank-first", "--pattern", "5-5-5", "--scheduler", "local:2", "--data-dir", str(pdb_dir)]
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--within", "1.05", *common])
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards answered within 5%" in r.stderr and "MISMATCH" not in r.output
-    r = CliRunner().invoke(main, ["solve", " ".join(KORF[0][:16]), "--anytime", "--json", *common])
+    r = CliRunner().invoke(main, ["solve", korf(0)[0], "--anytime", "--json", *common])
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout.splitlines()[-1])
-    assert out["optimal"] and out["length"] == out["lower_bound"] == int(KORF[0][16])
+    assert out["optimal"] and out["length"] == out["lower_bound"] == korf(0)[1]
 
 
 def test_local_n_is_n_threads_in_about_sqrt_n_processes():
@@ -320,13 +320,13 @@ def test_a_running_task_stops_when_it_is_cancelled(cluster):
 
     from solver.dask_tasks import run_task
 
-    b, frame = prepare(" ".join(KORF[0][:16]), "blank-first")
+    b, frame = prepare(korf(0)[0], "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan"))
     tiles = tuple(int(t) for t in frame.to_canonical(b).tiles)
     paths, first = np.array([[tiles.index(0)]], dtype=np.int64), np.zeros(1, dtype=np.int64)
     worker = sorted(cluster.client.nthreads())[0]
     spec = cluster.backend(plan).spec
-    future = cluster.client.submit(run_task, spec, tiles, paths, first, int(KORF[0][16]) - 2, 0,
+    future = cluster.client.submit(run_task, spec, tiles, paths, first, korf(0)[1] - 2, 0,
                                    pure=False, workers=[worker])
     time.sleep(0.5)
     assert not future.done()
@@ -361,7 +361,7 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounde
     worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
     f = tmp_path / "b.txt"
     quick = scramble(make_goal(Shape(4, 4), "blank-first"), 16, np.random.default_rng(5))
-    f.write_text(f"{quick}\n" + "".join(" ".join(KORF[i][:16]) + "\n" for i in (0, 2)))  # long with Manhattan
+    f.write_text(f"{quick}\n" + "".join(korf(i)[0] + "\n" for i in (0, 2)))  # long with Manhattan
     try:
         p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "--goal", "blank-first",
                               "--heuristic", "manhattan", "--scheduler", address, "--cluster-timeout", "3", *bounded],

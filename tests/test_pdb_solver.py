@@ -11,7 +11,7 @@ from solver.heuristics.kernels import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
-from .instances import KORF
+from .instances import korf
 
 
 def _replays(sol, rows, cols):
@@ -20,17 +20,17 @@ def _replays(sol, rows, cols):
 
 @pytest.mark.parametrize("index", [0, 1, 3, 7, 10, 54])
 def test_korf_instances_optimal_with_5_5_5(pdb_dir, index):
-    line = KORF[index]
-    sol = solve(" ".join(line[:16]), "blank-first", data_dir=pdb_dir)
+    board, want = korf(index)
+    sol = solve(board, "blank-first", data_dir=pdb_dir)
     assert sol.heuristic == "pdb 5-5-5 + reflection"  # picked on its own
-    assert sol.optimal and sol.length == int(line[16]) and _replays(sol, 4, 4)
+    assert sol.optimal and sol.length == want and _replays(sol, 4, 4)
 
 
 def test_reflection_saves_nodes_and_agrees(pdb_dir):
-    b = " ".join(KORF[1][:16])
+    b, want = korf(1)
     with_r = solve(b, "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     without = solve(b, "blank-first", pattern="5-5-5", reflect=False, data_dir=pdb_dir)
-    assert with_r.length == without.length == int(KORF[1][16])
+    assert with_r.length == without.length == want
     assert with_r.nodes_generated < without.nodes_generated
 
 
@@ -82,11 +82,11 @@ def test_pdb_kernel_matches_generic_search(pdb_dir, rng):
 
 
 def test_missing_tables_name_the_build_command(tmp_path):
-    b = " ".join(KORF[0][:16])
+    b = korf(0)[0]
     with pytest.raises(TableError, match=r"pdb build --size 4 --pattern 7-8"):
         solve(b, "blank-first", pattern="7-8", data_dir=tmp_path)
     msgs = []
-    solve(" ".join(KORF[54][:16]), "blank-first", data_dir=tmp_path, log=msgs.append)
+    solve(korf(54)[0], "blank-first", data_dir=tmp_path, log=msgs.append)
     assert any("pdb build --size 4 --pattern 7-8" in m for m in msgs)
 
 
@@ -94,8 +94,9 @@ def test_pdb_files_explicit(pdb_dir):
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     from patterndb.catalog import pattern_path
     files = [pattern_path(pdb_dir, frame, g) for g in parse_partition("5-5-5", frame)]
-    sol = solve(" ".join(KORF[3][:16]), "blank-first", pdb_files=files)
-    assert sol.length == int(KORF[3][16])
+    board, want = korf(3)
+    sol = solve(board, "blank-first", pdb_files=files)
+    assert sol.length == want
     with pytest.raises(TableError, match="built for"):
         solve("1 2 3 4 5 6 7 8 0", "blank-first", pdb_files=files[:1])
 
@@ -111,12 +112,12 @@ def test_solve_reuses_loaded_tables_until_a_file_changes(pdb_dir, monkeypatch):
     monkeypatch.setattr(hp, "_load", lambda *a: loads.append(1) or real(*a))
     hp._loaded.clear()
     for i in (0, 1, 3):
-        solve(" ".join(KORF[i][:16]), "blank-first", pattern="5-5-5", data_dir=pdb_dir)
+        solve(korf(i)[0], "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     assert len(loads) == 1
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     from patterndb.catalog import pattern_path
     p = pattern_path(pdb_dir, frame, parse_partition("5-5-5", frame)[0])
     st = p.stat()
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the file changed: load and check it again
-    solve(" ".join(KORF[0][:16]), "blank-first", pattern="5-5-5", data_dir=pdb_dir)
+    solve(korf(0)[0], "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     assert len(loads) == 2

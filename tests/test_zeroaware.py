@@ -20,7 +20,7 @@ from solver.search import Driver, StopFlag, ThreadBackend
 from . import naive
 from .conftest import all_8puzzle_states
 from .test_kernel_counts import assert_kernel_counts, heuristic_and_tiebreak, mirror_leading_boards
-from .instances import KORF
+from .instances import korf
 from .test_parallel import assert_counts, problem
 
 
@@ -156,10 +156,9 @@ def test_korf_boards_optimal_with_fewer_nodes(z_dir):
     total = {}
     for spec in ("5-5-5", "z5-5-5"):
         total[spec] = 0
-        for row in KORF[:6]:
-            tiles = " ".join(row[:16])
+        for tiles, want in map(korf, range(6)):
             r = solve(tiles, goal="blank-first", pattern=spec, data_dir=z_dir)
-            assert r.length == int(row[16])
+            assert r.length == want
             total[spec] += r.nodes_expanded
     assert total["z5-5-5"] < 0.9 * total["5-5-5"]
 
