@@ -8,7 +8,6 @@ from solver.search import Driver, StopFlag, ThreadBackend
 from solver.search.moves import EXHAUSTED, FOUND
 
 from . import naive
-from .instances import KORF
 from .test_parallel import counts, problem
 
 

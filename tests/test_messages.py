@@ -14,8 +14,10 @@ from click.testing import CliRunner
 from patterndb.cli import main as pdb
 from solver.cli import main as solver
 
+from .instances import korf
+
 BIN = Path(sys.executable).parent
-KORF1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+KORF1 = korf(0)[0]  # 57 moves to blank-first
 
 
 def test_a_full_disk_says_the_margin_it_keeps(tmp_path, monkeypatch):

@@ -12,7 +12,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 57 moves to blank-first: a long search without tables
+from .instances import korf
+
+KORF_1 = korf(0)[0]  # 57 moves to blank-first: a long search without tables
 
 
 @dataclass
