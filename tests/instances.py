@@ -10,6 +10,9 @@ def korf(i: int) -> tuple[str, int]:
     return " ".join(KORF[i][:16]), int(KORF[i][16])
 
 
+# Korf's #1: 57 moves; a long search without tables (minutes with Manhattan distance).
+KORF_1 = korf(0)[0]
+
 # Korf's #12: 45 moves; with Manhattan distance 6 iterations and 2 x 10^5 nodes, a search that
 # takes a fraction of a second but is long enough to split, trace and plot.
 KORF_12, KORF_12_LENGTH = korf(11)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .web_server import KORF_1
+from .instances import KORF_1
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]

@@ -193,10 +193,11 @@ def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--within", "1.05", *common])
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards answered within 5%" in r.stderr and "MISMATCH" not in r.output
-    r = CliRunner().invoke(main, ["solve", korf(0)[0], "--anytime", "--json", *common])
+    board, want = korf(0)
+    r = CliRunner().invoke(main, ["solve", board, "--anytime", "--json", *common])
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout.splitlines()[-1])
-    assert out["optimal"] and out["length"] == out["lower_bound"] == korf(0)[1]
+    assert out["optimal"] and out["length"] == out["lower_bound"] == want
 
 
 def test_local_n_is_n_threads_in_about_sqrt_n_processes():
@@ -320,13 +321,14 @@ def test_a_running_task_stops_when_it_is_cancelled(cluster):
 
     from solver.dask_tasks import run_task
 
-    b, frame = prepare(korf(0)[0], "blank-first")
+    board, want = korf(0)
+    b, frame = prepare(board, "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan"))
     tiles = tuple(int(t) for t in frame.to_canonical(b).tiles)
     paths, first = np.array([[tiles.index(0)]], dtype=np.int64), np.zeros(1, dtype=np.int64)
     worker = sorted(cluster.client.nthreads())[0]
     spec = cluster.backend(plan).spec
-    future = cluster.client.submit(run_task, spec, tiles, paths, first, korf(0)[1] - 2, 0,
+    future = cluster.client.submit(run_task, spec, tiles, paths, first, want - 2, 0,
                                    pure=False, workers=[worker])
     time.sleep(0.5)
     assert not future.done()

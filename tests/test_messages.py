@@ -14,10 +14,9 @@ from click.testing import CliRunner
 from patterndb.cli import main as pdb
 from solver.cli import main as solver
 
-from .instances import korf
+from .instances import KORF_1
 
 BIN = Path(sys.executable).parent
-KORF1 = korf(0)[0]  # 57 moves to blank-first
 
 
 def test_a_full_disk_says_the_margin_it_keeps(tmp_path, monkeypatch):
@@ -43,7 +42,7 @@ def test_a_checkpoint_in_use_is_refused_to_a_second_search(tmp_path):
     """Two solves with one --checkpoint file would overwrite each other's saves: the second is
     refused while the first runs (Manhattan distance on Korf's #1: minutes)."""
     ckpt = tmp_path / "k.ckpt"
-    first = subprocess.Popen([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan", "-j", "1",
+    first = subprocess.Popen([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan", "-j", "1",
                               "--checkpoint", str(ckpt), "--quiet", "--data-dir", str(tmp_path)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -51,7 +50,7 @@ def test_a_checkpoint_in_use_is_refused_to_a_second_search(tmp_path):
         while not ckpt.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (tmp_path / ".k.ckpt.lock").exists()
-        second = subprocess.run([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan",
+        second = subprocess.run([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan",
                                  "--checkpoint", str(ckpt), "--data-dir", str(tmp_path)], capture_output=True, text=True)
         assert second.returncode == 2 and "is in use by another search" in second.stderr, second.stderr
     finally:
@@ -103,7 +102,7 @@ def test_with_json_an_error_is_a_json_object_too(tmp_path):
     r = CliRunner().invoke(solver, ["solve", "1234", "--json"])
     assert r.exit_code == 2 and json.loads(r.stdout) == {"error": "tile 4 is out of range: a 2x2 board has tiles 0..3",
                                                          "exit_status": 2}
-    r = CliRunner().invoke(solver, ["solve", KORF1, "--goal", "blank-first", "--pattern", "7-8", "--json",
+    r = CliRunner().invoke(solver, ["solve", KORF_1, "--goal", "blank-first", "--pattern", "7-8", "--json",
                                     "--data-dir", str(tmp_path)])
     assert r.exit_code == 3 and json.loads(r.stdout)["exit_status"] == 3 and "pdb build" in json.loads(r.stdout)["error"]
     r = CliRunner().invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path / "nowhere")])
@@ -235,8 +234,8 @@ def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
     --max-nodes."""
 
     f = tmp_path / "b.txt"
-    f.write_text(f"{KORF1}\n" * 4)  # Manhattan on Korf's #1: minutes each
-    subprocess.run([str(BIN / "solver"), "solve", KORF1, "--goal", "blank-first", "-H", "manhattan", "--max-nodes",
+    f.write_text(f"{KORF_1}\n" * 4)  # Manhattan on Korf's #1: minutes each
+    subprocess.run([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan", "--max-nodes",
                     "1000", "--data-dir", str(tmp_path)], capture_output=True)  # (kernels loaded or compiled once)
     start = time.monotonic()
     r = subprocess.run([str(BIN / "solver"), "solve", "--file", str(f), "--goal", "blank-first", "-H", "manhattan",

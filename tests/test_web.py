@@ -15,7 +15,8 @@ import pytest
 from patterndb import parse_board
 from solver import distance
 
-from .web_server import KORF_1, start_server, stop_server
+from .instances import KORF_1
+from .web_server import start_server, stop_server
 
 pytest.importorskip("starlette")
 

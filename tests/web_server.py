@@ -12,10 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .instances import korf
-
-KORF_1 = korf(0)[0]  # 57 moves to blank-first: a long search without tables
-
 
 @dataclass
 class Server:
