@@ -160,14 +160,12 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
 
 def test_a_table_of_another_group_is_named_in_plain_numbers(tmp_path):
     """The mismatch used to read "tiles=array([1, 2, 4, 5, 8])"."""
-    import os as _os
-
     from patterndb import Frame, Shape, TableError, make_goal
     from patterndb.catalog import build_pattern_file, load_pattern, pattern_path
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
-    _os.replace(built, pattern_path(tmp_path, frame, (5, 6, 7, 8)))
+    os.replace(built, pattern_path(tmp_path, frame, (5, 6, 7, 8)))
     with pytest.raises(TableError, match=r"was built for tiles 1,2,3,4, not 5,6,7,8$"):
         load_pattern(frame, (5, 6, 7, 8), tmp_path)
 
@@ -270,14 +268,12 @@ def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tm
 
 
 def test_pdb_list_flags_a_table_stored_under_another_groups_name(tmp_path):
-    import os as _os
-
     from patterndb import Frame, Shape, make_goal
     from patterndb.catalog import build_pattern_file, pattern_path
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
     wrong = pattern_path(tmp_path, frame, (5, 6, 7, 8))
-    _os.replace(built, wrong)
+    os.replace(built, wrong)
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
     assert r.exit_code == 0 and f"{wrong.name}" in r.stdout and "its name and its attributes disagree" in r.stdout, r.stdout
