@@ -11,6 +11,7 @@ from solver.api import Options, make_plan, prepare
 from solver.search import StopFlag
 from solver.search.beam import EXHAUSTED, FOUND, STOPPED, beam_kernel
 
+from .instances import KORF_1
 from .naive import bfs_distances
 
 GOAL = tuple(make_goal(Shape(2, 3), "blank-last").tiles.tolist())
@@ -129,8 +130,7 @@ def test_a_moves_group_step_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
 def test_a_beam_on_pattern_databases_finds_solutions_that_replay(pdb_dir):
     """The incremental beam on the 15-puzzle's 5-5-5: Korf's first board, solutions that
     replay, never shorter than its optimum (57)."""
-    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
-    b, frame = prepare(board, "blank-first")
+    b, frame = prepare(KORF_1, "blank-first")
     plan = make_plan(frame, Options(pattern="5-5-5", data_dir=pdb_dir))
     canon = frame.to_canonical(b)
     for width in (64, 1024):

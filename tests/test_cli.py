@@ -8,6 +8,8 @@ from click.testing import CliRunner
 from patterndb.cli import main as pdb
 from solver.cli import main as solver
 
+from .instances import KORF_1
+
 
 def test_solve_json(run):
     r = run(solver, ["solve", "8672543_1", "--json"])
@@ -137,7 +139,7 @@ def test_out_of_range_numbers_are_usage_errors(run):
 
 
 def test_korf_board_without_its_goal_names_the_goal_that_fits(run):
-    r = run(solver, ["solve", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"])
+    r = run(solver, ["solve", KORF_1])
     assert r.exit_code == 2 and "solvable for --goal blank-first" in r.stderr
 
 
@@ -191,7 +193,7 @@ def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
 
 
 def test_distance_on_a_big_board_says_exact_tables_stop_at_12_cells(run):
-    r = run(solver, ["distance", "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", "--goal", "blank-first"])
+    r = run(solver, ["distance", KORF_1, "--goal", "blank-first"])
     assert r.exit_code == 3 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from patterndb import Frame, Shape, TableError, integrity, make_goal, store
 from patterndb.catalog import exact_path, load_exact
+from tests.instances import KORF_1
 from tests.test_integrity import _age
 
 
@@ -171,7 +172,7 @@ def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, 
     monkeypatch.setattr(integrity, "_save", save)
     monkeypatch.setattr(machines, "write_machine", write)
     monkeypatch.setattr(machines, "_memo", {})
-    board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves
+    board = KORF_1  # 57 moves
     logs = []
     first = solve(board, "blank-first", pattern="5-5-5", data_dir=ro, prune=8, log=logs.append)
     assert any(f"kept it in {tmp_path / 'cache' / 'patterndb' / 'machines'}" in m for m in logs), logs
