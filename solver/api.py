@@ -24,6 +24,7 @@ from patterndb.machines import DEPTH_MAX, load_default, load_or_build
 from patterndb.patterns import race_spec
 
 from . import heuristics
+from .checkpoint import saved_heuristic
 from .heuristic_choice import cached_race, choose_heuristic, exact_available, exact_heuristic, pdb_named, race_pair
 from .ida_run import run_idastar
 from .plan import Control, Log, Options, Plan, quiet
@@ -62,7 +63,10 @@ def prepare(board: BoardLike, goal: BoardLike, rows: int | None = None, cols: in
     return board, Frame.for_goal(goal_board)
 
 
-def make_plan(frame: Frame, opts: Options, log: Log = quiet) -> Plan:
+def make_plan(frame: Frame, opts: Options, log: Log = quiet, resuming: str | None = None) -> Plan:
+    """What to search a board of this frame with. resuming: the heuristic a checkpoint was saved
+    for (solver.checkpoint.saved_heuristic), so that a race resumed after it was won loads only
+    its winner."""
     started = time.perf_counter()
     ddir = resolve_data_dir(opts.data_dir)
     if opts.data_dir is not None and not ddir.exists():  # (a typo would otherwise go unseen)
@@ -86,7 +90,7 @@ def make_plan(frame: Frame, opts: Options, log: Log = quiet) -> Plan:
         h = exact_heuristic(frame, ddir, log)
     elif opts.pattern and "|" in race_spec(opts.pattern, frame):
         if algorithm == "idastar" or "|" in opts.pattern:
-            h, rival = race_pair(opts, frame, ddir, algorithm)
+            h, rival = race_pair(opts, frame, ddir, algorithm, resuming)
         else:  # a race's name for another algorithm: its first side
             h = pdb_named(frame, race_spec(opts.pattern, frame).split("|")[0], ddir, opts.reflect)
     elif (algorithm == "idastar" and not opts.pattern and not opts.pdb_files and opts.heuristic in (None, "pdb")
@@ -199,7 +203,8 @@ def solve(
                    pattern, tuple(Path(p) for p in pdb_files), reflect, jobs, timeout, prune)
     if checkpoint is not None:
         control = dataclasses.replace(control or Control(), checkpoint=Path(checkpoint))
-    sol = run(board, make_plan(frame, opts, log), control)
+    saved = None if control is None or control.checkpoint is None else saved_heuristic(control.checkpoint)
+    sol = run(board, make_plan(frame, opts, log, saved), control)
     sol.seconds = time.perf_counter() - start
     return sol
 

@@ -18,7 +18,7 @@ from patterndb.machines import DEFAULT_DEPTH, DEPTH_MAX
 from patterndb.patterns import CATALOGUES, names_per_board
 
 from .api import Control, Options, make_plan, prepare, run
-from .checkpoint import SAVE_INTERVAL
+from .checkpoint import SAVE_INTERVAL, saved_heuristic
 from .heuristic_choice import HEURISTICS
 from .cli_batch import solve_file
 from .cli_common import (
@@ -167,7 +167,7 @@ def solve(board, batch_file, size, rows, cols, goal, algorithm, heuristic, patte
             raise UserError(str(e), EXIT_CLUSTER) from None
         sys.exit(code)
     board_obj, frame = prepare(read_board(board), goal, **shape_kwargs(size, rows, cols))
-    plan = make_plan(frame, opts, err)
+    plan = make_plan(frame, opts, err, saved_heuristic(checkpoint) if checkpoint else None)
     kernel_seconds, kernel_origin = load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
     if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
         raise click.UsageError(f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}")

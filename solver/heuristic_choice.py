@@ -152,8 +152,12 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     return h
 
 
-def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str) -> tuple[Heuristic, Heuristic]:
-    """The two heuristics of a race spec "A|B": A cheaper per node, B stronger (search.race)."""
+def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str,
+              resuming: str | None = None) -> tuple[Heuristic, Heuristic | None]:
+    """The two heuristics of a race spec "A|B": A cheaper per node, B stronger (search.race);
+    or, where a checkpoint was saved for one of them (resuming: its name, the race's winner),
+    that one alone: a resumed search does not race again, so the loser's tables need not be
+    built on the machine that picks the search up."""
     specs = [p.strip() for p in race_spec(opts.pattern, frame).split("|")]
     if len(specs) != 2 or not all(specs):
         raise BoardError(f"a race is two patterns joined by '|' (cheaper per node first), not {opts.pattern!r}")
@@ -161,4 +165,12 @@ def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str) -> tu
         raise BoardError(f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}")
     if opts.heuristic not in (None, "pdb") or opts.pdb_files:
         raise BoardError(f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb")
+    if resuming is not None:
+        for spec in specs:
+            try:
+                side = pdb_named(frame, spec, data_dir, opts.reflect)
+            except TableError:  # (not built here: if it was the winner, loading both says so below)
+                continue
+            if side.name == resuming:
+                return side, None
     return _race_sides(frame, specs, data_dir, opts.reflect)

@@ -4,10 +4,12 @@ import time
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
-from patterndb import BoardError
+from patterndb import BoardError, TableError
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
+from solver.cli import main as solver_cli
 from solver.search import Driver, Problem, StopFlag, ThreadBackend
 from solver.search.state import Iteration, SearchState
 from solver.search.race import RACE_MARGIN, race
@@ -82,6 +84,24 @@ def test_a_raced_search_checkpoints_its_winner_and_resumes_without_racing(pdb_di
     assert json.loads(ck.read_text())["search"]["heuristic"] == first.heuristic
     again = solve(BOARD, **kw, checkpoint=ck)
     assert again.length == LENGTH and again.race is None and again.resumed_from is not None
+
+
+def test_a_race_resumed_after_it_was_won_needs_only_the_winners_tables(pdb_dir, tmp_path):
+    """A search stopped with 5-5-5 resumes under the race 5-5-5|6-6-3 where 6-6-3 is not built
+    (a fresh machine with only the winner's tables), from the command line too; without the
+    checkpoint the race still says which tables are missing."""
+    ck = tmp_path / "race.json"
+    kw = dict(goal="blank-first", data_dir=pdb_dir, jobs=1)
+    with pytest.raises(SearchStopped):
+        solve(BOARD, pattern="5-5-5", max_nodes=100_000, checkpoint=ck, **kw)
+    with pytest.raises(TableError, match="6-6-3"):
+        solve(BOARD, pattern="5-5-5|6-6-3", **kw)
+    again = solve(BOARD, pattern="5-5-5|6-6-3", checkpoint=ck, **kw)
+    assert again.length == LENGTH and again.optimal and again.race is None and again.resumed_from is not None
+    assert again.heuristic == json.loads(ck.read_text())["search"]["heuristic"]
+    r = CliRunner().invoke(solver_cli, ["solve", BOARD, "--goal", "blank-first", "--pattern", "5-5-5|6-6-3",
+                                        "--data-dir", str(pdb_dir), "--checkpoint", str(ck), "--json", "-j", "1"])
+    assert r.exit_code == 0 and json.loads(r.stdout.splitlines()[-1])["length"] == LENGTH, r.output
 
 
 @pytest.mark.parametrize("spec, opts", [("5-5-5|", {}), ("5-5-5|5-5-5|5-5-5", {}),
