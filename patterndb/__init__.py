@@ -3,7 +3,7 @@
 The names below are imported on first use (lazy.py)."""
 from .lazy import lazy_exports
 
-__version__ = "1.6.0"  # the one place the version is written (pyproject.toml reads it)
+__version__ = "1.7.0"  # the one place the version is written (pyproject.toml reads it)
 
 _EXPORTS = {
     "Board": ".board", "is_solvable": ".board", "make_goal": ".board", "parse_board": ".board",

@@ -4,8 +4,9 @@ The file is JSON (readable, diffable, small: a bit per frontier subtree).
 It names what the search is for (board, goal, algorithm, heuristic, the
 checksums of its tables, the frontier size) and where it stands (bound,
 finished iterations, finished subtrees of the current one with their node
-counts, and each subtree's nodes in the last complete iteration, which order
-the next: a resumed search searches in the order it would have). It is
+counts, the finished pieces of subtrees cut for many workers and not yet whole,
+and each subtree's nodes in the last complete iteration, which order the next:
+a resumed search searches in the order it would have). It is
 written to a temporary file, flushed and renamed, so a kill at any moment
 leaves the previous checkpoint or the new one, never half of one. A solved
 search stores its solution, so running the same command again answers at
@@ -47,7 +48,7 @@ from patterndb import BoardError
 from patterndb.locks import exclusive
 
 from .search.moves import MAX_DEPTH, NO_BOUND
-from .search.state import FRONTIER_TARGET, Iteration, Problem, SearchState
+from .search.state import FRONTIER_TARGET, Iteration, Partial, Problem, SearchState
 
 VERSION = 2  # 2: with a digest (version 1 files cannot be checked and are refused)
 SAVE_INTERVAL = 5.0  # seconds between writes while subtrees finish
@@ -93,6 +94,7 @@ class Resumed:
     subtrees_done: int | None
     subtrees: int | None
     solved: bool
+    pieces_done: int = 0  # finished pieces of subtrees not yet whole
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -101,6 +103,8 @@ class Resumed:
         if self.solved:
             return f"answered from checkpoint {self.path}: solved at bound {self.bound}"
         where = "" if self.subtrees is None else f", {self.subtrees_done:,} of {self.subtrees:,} subtrees done"
+        if self.pieces_done:
+            where += f" and {self.pieces_done:,} piece{'s' * (self.pieces_done != 1)} of others"
         return (f"resuming from checkpoint {self.path}: bound {self.bound}{where} "
                 f"({self.iterations} iteration{'s' * (self.iterations != 1)} finished)")
 
@@ -191,7 +195,8 @@ class Checkpoint:
     def resumed(self, state: SearchState, solution: list[int] | None) -> Resumed:
         done = None if state.done is None else int(state.done.sum())
         return Resumed(str(self.path), state.bound, len(state.iterations), done,
-                       None if state.done is None else int(state.done.size), solution is not None)
+                       None if state.done is None else int(state.done.size), solution is not None,
+                       sum(int(p.done.sum()) for p in state.partial.values()))
 
     def save(self, state: SearchState, solution: list[int] | None = None) -> bool:
         """Write the checkpoint atomically; False (after a warning, once) if it cannot be written."""
@@ -207,6 +212,10 @@ class Checkpoint:
                 "subtrees_done": None if state.done is None else int(state.done.sum()),
                 "sizes": _text(state.sizes), "last_sizes": _text(state.last_sizes),
                 "prior_sizes": _text(state.prior_sizes),
+                "partial": {str(k): {"pieces": p.pieces, "digest": p.digest, "expanded": p.expanded,
+                                     "generated": p.generated, "next_f": p.next_f,
+                                     "done": base64.b64encode(np.packbits(p.done).tobytes()).decode()}
+                            for k, p in sorted(state.partial.items())},
             },
             "solution": solution,
         }
@@ -286,12 +295,36 @@ def _parse(data: dict[str, Any]) -> tuple[SearchState, list[int] | None]:
             raise ValueError(f"'subtrees_done' is {s.get('subtrees_done')!r}, 'done' has {int(state.done.sum())}")
     state.sizes, state.last_sizes = _counts(s.get("sizes"), "sizes"), _counts(s.get("last_sizes"), "last_sizes")
     state.prior_sizes = _counts(s.get("prior_sizes"), "prior_sizes")  # (absent from checkpoints before it was kept)
+    state.partial = _partial(s.get("partial") or {})  # (likewise)
     solution = data.get("solution")
     if solution is not None:
         if not isinstance(solution, list) or not solution or len(solution) > MAX_DEPTH + 1:
             raise ValueError("'solution' is not a list of cells")
         solution = [_int(c, "a solution cell", 0, 63) for c in solution]
     return state, solution
+
+
+def _partial(saved: Any) -> dict[int, Partial]:
+    """The finished pieces of unfinished subtrees, by subtree, each field checked."""
+    if not isinstance(saved, dict):
+        raise ValueError("'partial' is not an object")
+    out = {}
+    for key, p in saved.items():
+        if not isinstance(key, str) or not key.isdigit() or not isinstance(p, dict):
+            raise ValueError(f"'partial' has an entry {key!r} that is not a subtree's pieces")
+        pieces = _int(p["pieces"], "a subtree's piece count", 2, 1 << 20)
+        bits = np.frombuffer(base64.b64decode(_str(p["done"], "a subtree's done pieces"), validate=True), np.uint8)
+        if bits.size != (pieces + 7) // 8:
+            raise ValueError(f"subtree {key}'s done pieces have {bits.size * 8} bits for {pieces} pieces")
+        done = np.unpackbits(bits)[:pieces].astype(bool)
+        if done.all() or not done.any():
+            raise ValueError(f"subtree {key} is kept as partly searched with {int(done.sum())} of {pieces} pieces done")
+        digest_ = _str(p["digest"], "a subtree's pieces' digest")
+        if len(digest_) != 16 or any(c not in "0123456789abcdef" for c in digest_):
+            raise ValueError(f"subtree {key}'s pieces' digest is {digest_!r}")
+        out[int(key)] = Partial(pieces, digest_, done, _int(p["expanded"], "a node count"),
+                                _int(p["generated"], "a node count"), _int(p["next_f"], "a next f", 0, int(NO_BOUND)))
+    return out
 
 
 def _str(value: Any, what: str) -> str:
@@ -336,7 +369,14 @@ def _inconsistency(state: SearchState, solution: list[int] | None, problem: Prob
             if state.done is None or np.any(state.sizes < 0) or np.any(state.sizes[~state.done] != 0) \
                     or int(state.sizes.sum()) != state.expanded:
                 return "per-subtree counts that do not add up to the iteration's"
-    elif state.expanded and state.done is None:
+        for k, p in state.partial.items():
+            if state.done is None or k >= len(state.done):
+                return f"pieces kept for subtree {k}, which is not in this iteration"
+            if state.done[k]:
+                return f"pieces kept for subtree {k}, which is done"
+            if p.next_f <= state.bound:
+                return f"pieces of subtree {k} with next f {p.next_f}, at most the bound {state.bound}"
+    elif (state.expanded or state.partial) and state.done is None:
         return "nodes of an unsplit iteration in progress"
     return None
 

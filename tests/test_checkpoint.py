@@ -90,7 +90,8 @@ def test_an_honest_checkpoint_resumes_and_says_so(checkpoints, tmp_path):
     assert sol.length == LENGTH and sol.nodes_expanded == whole.nodes_expanded
     s = mid["state"]
     assert sol.resumed_from == {"path": str(path), "bound": s["bound"], "iterations": len(s["iterations"]),
-                                "subtrees_done": s["subtrees_done"], "subtrees": s["subtrees"], "solved": False}
+                                "subtrees_done": s["subtrees_done"], "subtrees": s["subtrees"], "solved": False,
+                                "pieces_done": 0}
     assert sol.to_dict()["resumed_from"]["bound"] == s["bound"]
     assert logged == [f"resuming from checkpoint {path}: bound {s['bound']}, {s['subtrees_done']:,} of "
                       f"{s['subtrees']:,} subtrees done ({len(s['iterations'])} iterations finished)"]
@@ -168,3 +169,38 @@ def test_a_failing_save_warns_once_and_the_search_goes_on(pdb_dir, tmp_path):
                                 listener=RemoveDirAfterFirstIteration()))
     assert sol.length == LENGTH and sol.optimal
     assert len(logged) == 1 and logged[0].startswith(f"warning: cannot save checkpoint {d / 'c.json'}")
+
+
+def test_kept_pieces_are_checked_like_the_rest(checkpoints, tmp_path):
+    """The finished pieces of unfinished subtrees (state.partial) are believed only for a
+    subtree of this iteration not yet done, with as many flags as pieces, some done and some
+    not, and a next f over the bound; a well-formed entry this cut does not have (one thread
+    cuts nothing) is searched whole again, to the uninterrupted counts."""
+    import base64
+
+    import numpy as np
+
+    kw, whole, mid, _ = checkpoints
+    s = mid["state"]
+    done = np.unpackbits(np.frombuffer(base64.b64decode(s["done"]), np.uint8))[: s["subtrees"]].astype(bool)
+    todo, finished = int(np.flatnonzero(~done)[0]), int(np.flatnonzero(done)[0])
+    flags = lambda *bits: base64.b64encode(np.packbits(np.array(bits, bool)).tobytes()).decode()
+    entry = {"pieces": 3, "digest": "0123456789abcdef", "done": flags(1, 0, 1), "expanded": 1000,
+             "generated": 2500, "next_f": s["bound"] + 2}
+    cases = [({str(finished): entry}, "inconsistent.*subtree .* which is done"),
+             ({str(s["subtrees"]): entry}, "inconsistent.*not in this iteration"),
+             ({str(todo): {**entry, "done": flags(1, 1, 1)}}, r"damaged.*3 of 3 pieces done"),
+             ({str(todo): {**entry, "pieces": 9}}, r"damaged.*8 bits for 9 pieces"),
+             ({str(todo): {**entry, "next_f": s["bound"]}}, "inconsistent.*at most the bound"),
+             ({str(todo): {**entry, "digest": "no"}}, "damaged.*digest is 'no'"),
+             ({"x": entry}, "damaged.*not a subtree's pieces")]
+    for partial, message in cases:
+        forged = json.loads(json.dumps(mid))
+        forged["state"]["partial"] = partial
+        with pytest.raises(CheckpointError, match=message):
+            resume(kw, write(tmp_path / "c.json", forged))
+    forged = json.loads(json.dumps(mid))
+    forged["state"]["partial"] = {str(todo): entry}
+    sol = resume(kw, write(tmp_path / "c.json", forged))
+    assert sol.length == LENGTH and sol.nodes_expanded == whole.nodes_expanded
+    assert sol.resumed_from["pieces_done"] == 2

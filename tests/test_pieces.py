@@ -8,9 +8,10 @@ from patterndb import Shape
 from patterndb.movefsm import undo_machine
 from solver import solve
 from solver.api import Control
+from solver.checkpoint import Checkpoint, identity
 from solver.search import Driver, StopFlag, ThreadBackend
 from solver.search.pieces import MAX_PIECES, SHARE, Tally, cut
-from solver.search.subtrees import frontier
+from solver.search.subtrees import EXPANDED, frontier
 from solver.solution import SearchStopped
 
 from . import naive
@@ -129,14 +130,86 @@ def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_
 
 def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
     from solver.search.pieces import Pieces
-    p = Pieces(np.zeros((4, 1), np.int64), np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4), None)
+    p = Pieces(np.arange(4, dtype=np.int64)[:, None], np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4),
+               None)
     a = lambda *x: np.array(x, dtype=np.int64)
     t = Tally(p, 3)
-    assert t.add(a(1), a(5), a(9), a(40)).tolist() == [] and t.partial() == (5, 9, 40)
-    assert t.add(a(1), a(2), a(3), a(38)).tolist() == [1] and t.expanded[1] == 7 and t.next_f[1] == 38
+    done, some = t.add(a(1), a(5), a(9), a(40))
+    assert done.tolist() == [] and some.tolist() == [1] and t.partial() == (5, 9, 40)
+    kept = t.progress(1)
+    assert (kept.pieces, kept.done.tolist(), kept.expanded, kept.generated, kept.next_f) == (2, [True, False], 5, 9, 40)
+    done, some = t.add(a(2), a(2), a(3), a(38))
+    assert done.tolist() == [1] and some.tolist() == [] and t.expanded[1] == 7 and t.next_f[1] == 38
     assert t.partial()[0] == 0
     # one batch: both pieces of subtree 1 (in any order) and the whole of subtree 2, nothing of 0
     t = Tally(p, 3)
-    assert t.add(a(1, 2, 1), a(5, 4, 2), a(9, 8, 3), a(40, 50, 38)).tolist() == [1, 2]
+    assert t.add(a(2, 3, 1), a(5, 4, 2), a(9, 8, 3), a(40, 50, 38))[0].tolist() == [1, 2]
     assert t.expanded.tolist() == [0, 7, 4] and t.generated.tolist() == [0, 12, 8] and t.next_f[1:].tolist() == [38, 50]
-    assert t.add(a(0), a(1), a(1), a(60)).tolist() == [0]
+    assert t.add(a(0), a(1), a(1), a(60))[0].tolist() == [0]
+    # a saved piece counts as finished where the cut has the same pieces, and not otherwise
+    t = Tally(p, 3)
+    assert t.resume({1: kept}) == {1: kept} and t.finished.tolist() == [False, True, False, False]
+    assert t.add(a(2), a(2), a(3), a(38))[0].tolist() == [1] and t.expanded[1] == 7 and t.next_f[1] == 38
+    other = Pieces(np.arange(4, dtype=np.int64)[::-1, None].copy(), p.first, p.base, p.order, None)
+    t = Tally(other, 3)
+    assert t.resume({1: kept}) == {} and not t.finished.any() and t.expanded[1] == 0
+
+
+class Searched:
+    """Record and listener at once: the nodes a run's kernels expanded, per iteration it ended."""
+
+    def __init__(self):
+        self.now, self.ended = 0, []
+
+    def __call__(self, indices, rows, worker, start, end):
+        self.now += int(rows[:, EXPANDED].sum())
+
+    def iteration_started(self, bound, subtrees, estimate):
+        pass
+
+    def subtrees_done(self, state, done, total, elapsed):
+        pass
+
+    def iteration_finished(self, state, it):
+        self.ended.append((it.bound, self.now))
+        self.now = 0
+
+
+@pytest.mark.parametrize("again", [2, 8])
+def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(pdb_dir, tmp_path, again):
+    """A stop with a big subtree's pieces half done keeps the finished ones in the checkpoint:
+    a resume with as many threads searches only the rest of the iteration (its kernels expand
+    the serial count less what the file holds), one with another count cuts otherwise and
+    searches those subtrees whole again; both end on the serial search's counts."""
+    board, want = korf(2)
+    p, _ = problem(board, pattern="5-5-5", data_dir=pdb_dir)
+    serial = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=0).run()
+    its = serial.state.iterations
+    k = len(its) - 2  # the last complete iteration, cut (the one before it gave the sizes)
+    before = sum(it.expanded for it in its[:k])
+    ident = identity("b", "g", "idastar", "5-5-5", (), 0)
+    for share in (0.3, 0.5, 0.7, 0.9):
+        out = Driver(p, ThreadBackend(2), StopFlag(), max_nodes=before + int(its[k].expanded * share),
+                     split_nodes=0).run()
+        if out.status == "limit" and out.state.bound == its[k].bound and out.state.partial:
+            break
+    else:
+        pytest.fail("no stop left a subtree's pieces half done")
+    ck = Checkpoint(tmp_path / "k.json", ident)
+    assert ck.save(out.state)
+    saved = json.loads(ck.path.read_text())["state"]["partial"]
+    state, _ = ck.load(p)
+    kept = sum(q.expanded for q in state.partial.values())
+    assert saved and len(state.partial) == len(saved) and kept > 0
+    assert ck.resumed(state, None).pieces_done == sum(int(q.done.sum()) for q in state.partial.values())
+    if again != 2:  # (8 threads cut those subtrees finer)
+        paths, first = p.frontier()
+        other = cut(p.machine.transitions, p.nbrs, p.start_state, paths, first, np.flatnonzero(~state.done),
+                    state.last_sizes, again)
+        assert Tally(other, len(paths)).resume(state.partial) == {}
+    searched = Searched()
+    resumed = Driver(p, ThreadBackend(again), StopFlag(), searched, split_nodes=0, record=searched).run(state)
+    assert len(resumed.path) - 1 == want and reaches_goal(p, resumed.path)
+    assert counts(resumed)[:-1] == counts(serial)[:-1]
+    rest = its[k].expanded - out.state.expanded
+    assert searched.ended[0] == (its[k].bound, rest - kept if again == 2 else rest)

@@ -200,14 +200,19 @@ class Driver:
         pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
                      base_paths, base_first, todo, state.last_sizes, jobs)
         subtrees = len(state.done)
-        paths, first, order = pieces.paths, pieces.first, pieces.order
+        paths, first, order, weights = pieces.paths, pieces.first, pieces.order, pieces.weights
         tally = Tally(pieces, subtrees) if pieces.cut else None
+        state.partial = {} if tally is None else tally.resume(state.partial)  # (the rest: searched whole)
+        if state.partial:  # the saved pieces are not searched again
+            keep = ~tally.finished[order]
+            order = order[keep]
+            weights = None if weights is None else weights[keep]
         budget = self._begin(state, subtrees, estimate)
         started = time.monotonic()
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
         backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
-                      _expected(pieces.weights, state.last_sizes, estimate, len(order), subtrees))
+                      _expected(weights, state.last_sizes, estimate, len(order), subtrees))
         done = False
         path: list[int] = []
         limit = False
@@ -227,8 +232,12 @@ class Driver:
                 if tally is None:  # each piece is its subtree
                     b, e, g, f = indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F]
                 else:  # the subtrees whose last piece came back, with all their pieces' counts
-                    b = tally.add(pieces.base[indices], res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F])
+                    b, some = tally.add(indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F])
                     e, g, f = tally.expanded[b], tally.generated[b], tally.next_f[b]
+                    for i in b.tolist():
+                        state.partial.pop(i, None)
+                    for i in some.tolist():  # (kept by a checkpoint)
+                        state.partial[i] = tally.progress(i)
                 state.expanded += int(e.sum())
                 state.generated += int(g.sum())
                 if len(f):
@@ -247,15 +256,13 @@ class Driver:
             if done:
                 break
         # Subtrees with only some pieces finished: part of the solving iteration's count, or
-        # searched again on a resume.
-        expanded, generated, next_f = tally.partial() if tally is not None else (0, 0, int(NO_BOUND))
-        if path:
+        # kept (state.partial) for a resume.
+        if path and tally is not None:
+            expanded, generated, next_f = tally.partial()
             state.expanded += expanded
             state.generated += generated
             state.next_f = min(state.next_f, next_f)
-        else:
-            state.unfinished_expanded += expanded
-            state.unfinished_generated += generated
+            state.partial = {}
         backend.close()
         state.seconds = elapsed
         complete = finished == len(order)  # even if a stop came just after the last subtree
@@ -289,7 +296,7 @@ class Driver:
         state.expanded = state.generated = 0
         if state.done is not None:  # split
             state.prior_sizes, state.last_sizes, state.sizes = state.last_sizes, state.sizes, None
-        state.next_f, state.done, state.seconds = int(NO_BOUND), None, 0.0
+        state.next_f, state.done, state.seconds, state.partial = int(NO_BOUND), None, 0.0, {}
         if not path:
             if it.next_f == NO_BOUND:
                 raise RuntimeError("IDA* exhausted the search space without reaching the goal")

@@ -22,17 +22,24 @@ list, and each node is counted by the first path in that list that reaches
 it (subtrees.py: first[i], the depth where path i leaves path i - 1), so a
 complete iteration counts what the serial search counts, whatever the cut.
 The driver counts a frontier subtree as done (and adds its nodes) only once
-all its pieces are, so a checkpoint, a bit per frontier subtree, never holds
-half a subtree. With one worker nothing is cut: the search is the serial one.
+all its pieces are; until then its finished pieces, with their counts, are
+kept apart (state.Partial), and a checkpoint saves them. The cut of a subtree
+depends only on its size against the whole last iteration's and on the
+workers, not on what is done, so a resume with as many workers cuts it alike
+and skips the saved pieces (their paths' digest must match; a resume that
+cuts otherwise searches the subtree whole again). With one worker nothing is
+cut: the search is the serial one.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from .aot import kernels
 from .moves import NO_BOUND
+from .state import Partial
 
 SHARE = 128  # cut subtrees bigger than 1 / (SHARE * jobs) of the last iteration's nodes
 MAX_PIECES = 256  # pieces of one subtree at most
@@ -63,11 +70,13 @@ def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first
     to be searched by jobs workers; last_sizes: each subtree's nodes in the last complete
     split iteration (None: nothing is known, nothing is cut). jobs 1 (or a backend that
     searches only the frontier's own paths): nothing is cut. Whole arrays, no loop over the
-    frontier: on 16 threads a loop per subtree held the driver 30 ms between iterations."""
+    frontier: on 16 threads a loop per subtree held the driver 30 ms between iterations.
+    The piece size is a share of the whole last iteration, not of what is left to do, so a
+    resumed iteration cuts each subtree as the run before it did (Tally.resume)."""
     weights = None if last_sizes is None else last_sizes[todo].astype(np.float64)
     if last_sizes is None or jobs <= 1:
         return uncut(paths, first, todo, weights)
-    target = max(1.0, float(last_sizes[todo].sum()) / (SHARE * jobs))
+    target = max(1.0, float(last_sizes.sum()) / (SHARE * jobs))
     big = todo[(last_sizes[todo] > target) & (paths[todo, -1] >= 0)]
     if big.size == 0:
         return uncut(paths, first, todo, weights)
@@ -112,24 +121,61 @@ def _first(paths: np.ndarray, first: np.ndarray, base: np.ndarray, starts: np.nd
     return out
 
 
+def digest(paths: np.ndarray) -> str:
+    """A subtree's pieces, as a short hex digest of their paths (a saved Partial's check)."""
+    return hashlib.sha256(np.ascontiguousarray(paths, dtype="<i8").tobytes()).hexdigest()[:16]
+
+
 class Tally:
     """Each frontier subtree's nodes, gathered from its pieces until the last is done."""
 
     def __init__(self, pieces: Pieces, subtrees: int) -> None:
+        self.pieces = pieces
         self.left = np.bincount(pieces.base, minlength=subtrees)
         self.expanded = np.zeros(subtrees, dtype=np.int64)
         self.generated = np.zeros(subtrees, dtype=np.int64)
         self.next_f = np.full(subtrees, NO_BOUND, dtype=np.int64)
+        self.finished = np.zeros(len(pieces.base), dtype=bool)  # pieces searched to their end
 
-    def add(self, subtrees: np.ndarray, expanded: np.ndarray, generated: np.ndarray, next_f: np.ndarray) -> np.ndarray:
-        """Finished pieces (one entry per piece: its subtree and counts); returns the subtrees
-        whose last piece is among them, each once."""
+    def _span(self, subtree: int) -> slice:
+        """The subtree's pieces (together in the cut: base is sorted)."""
+        base = self.pieces.base
+        return slice(int(np.searchsorted(base, subtree, "left")), int(np.searchsorted(base, subtree, "right")))
+
+    def resume(self, saved: dict[int, Partial]) -> dict[int, Partial]:
+        """Count the saved pieces of unfinished subtrees as finished where this cut has the same
+        pieces; returns the entries kept (the others' subtrees are searched whole again)."""
+        kept = {}
+        for subtree, p in saved.items():
+            span = self._span(subtree)
+            if span.stop - span.start != p.pieces or digest(self.pieces.paths[span]) != p.digest:
+                continue
+            self.finished[span] = p.done
+            self.left[subtree] -= int(p.done.sum())
+            self.expanded[subtree] += p.expanded
+            self.generated[subtree] += p.generated
+            self.next_f[subtree] = min(int(self.next_f[subtree]), p.next_f)
+            kept[subtree] = p
+        return kept
+
+    def add(self, indices: np.ndarray, expanded: np.ndarray, generated: np.ndarray,
+            next_f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Finished pieces (their indices and counts); returns the subtrees whose last piece is
+        among them and those left unfinished with more pieces done, each once."""
+        self.finished[indices] = True
+        subtrees = self.pieces.base[indices]
         np.add.at(self.expanded, subtrees, expanded)
         np.add.at(self.generated, subtrees, generated)
         np.minimum.at(self.next_f, subtrees, next_f)
         np.subtract.at(self.left, subtrees, 1)
         touched = np.unique(subtrees)
-        return touched[self.left[touched] == 0]
+        return touched[self.left[touched] == 0], touched[self.left[touched] > 0]
+
+    def progress(self, subtree: int) -> Partial:
+        """An unfinished subtree's done pieces, to save."""
+        span = self._span(subtree)
+        return Partial(span.stop - span.start, digest(self.pieces.paths[span]), self.finished[span].copy(),
+                       int(self.expanded[subtree]), int(self.generated[subtree]), int(self.next_f[subtree]))
 
     def partial(self) -> tuple[int, int, int]:
         """(expanded, generated, smallest next f) of the subtrees with some pieces finished, not all."""
