@@ -200,7 +200,7 @@ class Checkpoint:
 
     def save(self, state: SearchState, solution: list[int] | None = None) -> bool:
         """Write the checkpoint atomically; False (after a warning, once) if it cannot be written."""
-        done = None if state.done is None else base64.b64encode(np.packbits(state.done).tobytes()).decode()
+        done = None if state.done is None else _flags(state.done)
         data = {
             "version": VERSION,
             "search": self.ident,
@@ -214,7 +214,7 @@ class Checkpoint:
                 "prior_sizes": _text(state.prior_sizes),
                 "partial": {str(k): {"pieces": p.pieces, "digest": p.digest, "expanded": p.expanded,
                                      "generated": p.generated, "next_f": p.next_f,
-                                     "done": base64.b64encode(np.packbits(p.done).tobytes()).decode()}
+                                     "done": _flags(p.done)}
                             for k, p in sorted(state.partial.items())},
             },
             "solution": solution,
@@ -287,10 +287,7 @@ def _parse(data: dict[str, Any]) -> tuple[SearchState, list[int] | None]:
                         _float(s["seconds"], "seconds"))
     if s["done"] is not None:
         subtrees = _int(s["subtrees"], "the subtree count", 1, 1 << 30)
-        bits = np.frombuffer(base64.b64decode(_str(s["done"], "done"), validate=True), dtype=np.uint8)
-        if bits.size != (subtrees + 7) // 8:
-            raise ValueError(f"'done' has {bits.size * 8} bits for {subtrees} subtrees")
-        state.done = np.unpackbits(bits)[:subtrees].astype(bool)
+        state.done = _unflags(s["done"], subtrees, "done", "subtrees")
         if s.get("subtrees_done") != int(state.done.sum()):
             raise ValueError(f"'subtrees_done' is {s.get('subtrees_done')!r}, 'done' has {int(state.done.sum())}")
     state.sizes, state.last_sizes = _counts(s.get("sizes"), "sizes"), _counts(s.get("last_sizes"), "last_sizes")
@@ -313,10 +310,7 @@ def _partial(saved: Any) -> dict[int, Partial]:
         if not isinstance(key, str) or not key.isdigit() or not isinstance(p, dict):
             raise ValueError(f"'partial' has an entry {key!r} that is not a subtree's pieces")
         pieces = _int(p["pieces"], "a subtree's piece count", 2, 1 << 20)
-        bits = np.frombuffer(base64.b64decode(_str(p["done"], "a subtree's done pieces"), validate=True), np.uint8)
-        if bits.size != (pieces + 7) // 8:
-            raise ValueError(f"subtree {key}'s done pieces have {bits.size * 8} bits for {pieces} pieces")
-        done = np.unpackbits(bits)[:pieces].astype(bool)
+        done = _unflags(p["done"], pieces, f"subtree {key}'s done pieces", "pieces")
         if done.all() or not done.any():
             raise ValueError(f"subtree {key} is kept as partly searched with {int(done.sum())} of {pieces} pieces done")
         digest_ = _str(p["digest"], "a subtree's pieces' digest")
@@ -398,6 +392,19 @@ def _replay(problem: Problem, path: list[int]) -> str | None:
             return "visits a board twice"
         seen.add(key)
     return None if np.array_equal(board, problem.goal) else "does not reach the goal"
+
+
+def _flags(flags: np.ndarray) -> str:
+    """One flag a subtree (or a piece) as base64 of its packed bits."""
+    return base64.b64encode(np.packbits(flags).tobytes()).decode()
+
+
+def _unflags(text: Any, n: int, what: str, of: str) -> np.ndarray:
+    """_flags's n flags back, refused unless the bytes hold exactly as many as n needs."""
+    bits = np.frombuffer(base64.b64decode(_str(text, what), validate=True), dtype=np.uint8)
+    if bits.size != (n + 7) // 8:
+        raise ValueError(f"'{what}' has {bits.size * 8} bits for {n} {of}")
+    return np.unpackbits(bits)[:n].astype(bool)
 
 
 def _text(counts: np.ndarray | None) -> str | None:
