@@ -105,3 +105,49 @@ def test_a_window_ending_in_another_corner_is_mirrored_onto_the_tables_goal():
     out = shorten_anchored(walk, plan, lambda: False, windows=(30,))
     assert out is not None and out.length == d == shell.length
     assert replay(tuple(board.tiles.tolist()), out.moves, 3, 3) == tuple(end.tiles.tolist())
+
+
+
+def test_a_window_starting_on_an_anchor_is_searched_back_from_its_far_end():
+    """4x4, blank-last goal: a solution that leaves a corner (its first board) by 10 moves
+    with the blank off the corners, then takes a shortest way to the goal whose first 10
+    boards have no blank in a corner either. Windows of 10 ending on an anchor then lie
+    within the shortest way and shorten nothing; the window starting on the first board,
+    searched from its far end toward it and walked back, takes the waste off, down to the
+    distance between its two boards (IDA* with Manhattan distance: optimal)."""
+    from solver.shorten import _anchor, shorten_anchored
+
+    goal = make_goal(Shape(4, 4), "blank-last")
+    plan = plan_for("blank-last", 4, 4)
+    corners = {0, 3, 12, 15}
+    found = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        start = goal
+        for _ in range(25):
+            start = start.move_tile(int(rng.choice([int(start.tiles[c]) for c in start.shape.neighbours[start.blank]
+                                                    if c >= 0])))
+        while start.blank != 0:  # (the blank walked to a corner: the first board is an anchor)
+            start = start.move_tile(int(start.tiles[start.blank - 1 if start.blank % 4 else start.blank - 4]))
+        tiles, board = [], start
+        while len(tiles) < 10:  # (the blank kept off the corners)
+            t = int(board.tiles[int(rng.choice([c for c in board.shape.neighbours[board.blank]
+                                                 if c >= 0 and c not in corners]))])
+            tiles.append(t)
+            board = board.move_tile(t)
+        tail = solve(board, "blank-last", algorithm="idastar", heuristic="manhattan")
+        if tail.length < 10 or any(b.blank in corners for b in tail.boards()[:10]):
+            continue
+        wasted = solve(start, str(board), algorithm="idastar", heuristic="manhattan").length
+        if wasted >= 10:
+            continue
+        found += 1
+        walk = type(tail)(**{**tail.__dict__, "board": start, "moves": tiles + tail.moves, "optimal": False})
+        anchors = [i for i, b in enumerate(walk.boards()) if _anchor(b, plan.frame.key)]
+        assert anchors[0] == 0 and anchors[1] >= 20 and anchors[-1] == walk.length
+        assert shorten_anchored(walk, plan, lambda: False, windows=(10,), both_sides=False) is None
+        out = shorten_anchored(walk, plan, lambda: False, windows=(10,))
+        assert out is not None and out.length <= wasted + tail.length
+        assert solve(start, "blank-last", algorithm="idastar", heuristic="manhattan").length <= out.length
+        assert out.board == start and out.boards()[-1] == goal
+    assert found >= 5
