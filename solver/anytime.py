@@ -10,7 +10,7 @@ Searches for the two bounds run side by side on the same admissible heuristic:
   lead to a solution shorter than the best (depth + h below its length), and where the plan
   races two heuristics (5x5's best) beams on the stronger one too. After each of these
   the best solution's windows are searched again (solver.shorten: on 24-puzzles and smaller
-  those that end or start with the blank in a corner, with the board's own tables; on 6x6 all, with
+  those that end with the blank in a corner, with the board's own tables; on 6x6 all, with
   linear conflict). Every solution shorter than the best so far becomes the answer (its moves
   are replayed to the goal before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
@@ -55,7 +55,7 @@ RIVAL_WIDTH = 65_536  # the widest beam on a race's rival heuristic (about 0.1 G
 # windows took the time the wider beams had shortened more with (3 boards: 433, 382, 603 moves
 # against 379, 382, 369 without); on 24-puzzles the beams' answers are a few moves off.
 SHORTEN_CELLS = range(26, 37)
-# Boards whose solutions' windows ending or starting with the blank in a corner are searched with the
+# Boards whose solutions' windows ending with the blank in a corner are searched with the
 # board's own tables (solver.shorten.shorten_anchored): on 24-puzzles a beam's solution lost
 # 2-8 moves in 3-4 s (7 boards); on 6x6 windows of 30 moves already pass its node limit
 # (one board of three lost 4 moves of 217, in 7 s).

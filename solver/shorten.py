@@ -13,9 +13,7 @@ own pattern databases instead (shorten_anchored): a frame relabels the tiles so 
 window's last board is the canonical goal the tables were built for (patterndb.Frame, as for
 any goal; a window ending with the blank in one of the other two corners is mirrored left to
 right first), so IDA* with those tables searches windows of 30 to 100 moves, the solution's
-last moves among them, to their optimum within a node limit. A window that starts on such a
-board is searched from its far end toward it, and the way found walked back (each slide undone
-by the same tile), so every anchor serves the windows on both its sides."""
+last moves among them, to their optimum within a node limit."""
 from __future__ import annotations
 
 import dataclasses
@@ -81,17 +79,15 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                      on_shorter: Callable[[Solution], None] | None = None,
                      windows: tuple[int, ...] = ANCHOR_WINDOWS, nodes: int = ANCHOR_NODES,
                      searched: set[tuple[bytes, bytes]] | None = None,
-                     control: Control | None = None, both_sides: bool = True) -> Solution | None:
+                     control: Control | None = None) -> Solution | None:
     """A shorter solution of sol's board, or None: the windows that end on an anchor (a board
-    of the solution with its blank in a corner, the goal itself included) and, with
-    both_sides, those that start on one (searched from their far end toward the anchor, their
-    moves then walked back), last anchor first, by IDA* with the plan's heuristic; each
-    anchor's windows grow while their searches end within the node limit. on_shorter(solution)
-    after each pass that shortens it; passes repeat while one does. searched: the searches
-    (first and last board) made already, to their optimum or to the node limit, skipped, and
-    added to (a caller keeps it across calls for one board). control: its stop flag ends a
-    window's search part way (with a node limit of millions, stopped() alone is looked at too
-    seldom)."""
+    of the solution with its blank in a corner, the goal itself included), last anchor first,
+    searched by IDA* with the plan's heuristic; each anchor's windows grow while their searches
+    end within the node limit. on_shorter(solution) after each pass that shortens it; passes
+    repeat while one does. searched: the windows (first and last board) searched already, to
+    their optimum or to the node limit, skipped, and added to (a caller keeps it across calls
+    for one board). control: its stop flag ends a window's search part way (with a node limit
+    of millions, stopped() alone is looked at too seldom)."""
     from .api import run  # (api imports the searches this module sits beside)
 
     started = time.perf_counter()
@@ -102,59 +98,34 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
     known = searched if searched is not None else set()
     window_plan = dataclasses.replace(plan, algorithm="idastar", rival=None, options=dataclasses.replace(
         plan.options, max_nodes=nodes, jobs=1, timeout=None))
-
-    def way(start: Board, anchor: Board, flip: bool, frame: Frame) -> list[int] | None:
-        """The shortest way from start to the anchor board (its tiles), None past the node limit."""
-        nonlocal generated
-        known.add(_pair(start, anchor))
-        try:
-            # (the same tiles slide in the mirrored window: its moves are this window's)
-            part = run(_mirrored(start, flip), dataclasses.replace(window_plan, frame=frame), control)
-        except SearchStopped as e:
-            generated += e.nodes_generated
-            return None
-        generated += part.nodes_generated
-        return part.moves
-
-    def replace(i: int, j: int, tiles: list[int]) -> None:
-        moves[i:j] = tiles
-        board, out = boards[i], [boards[i]]
-        for t in tiles:
-            board = board.move_tile(t)
-            out.append(board)
-        boards[i : j + 1] = out
-
     shorter = True
     while shorter and not stopped():
         shorter = False
         j = len(moves)
-        while j >= 0 and not stopped():
+        while j > 0 and not stopped():
             anchor = _anchor(boards[j], plan.frame.key)
             if anchor is not None:
-                for window in windows if j > 0 else ():  # (windows ending on the anchor)
+                flip, frame = anchor
+                for window in windows:
                     i = max(0, j - window)
-                    if _pair(boards[i], boards[j]) in known:
+                    pair = (boards[i].tiles.tobytes(), boards[j].tiles.tobytes())
+                    if pair in known:
                         continue
-                    tiles = way(boards[i], boards[j], *anchor)
-                    if tiles is None:
+                    try:
+                        # (the same tiles slide in the mirrored window: its moves are this window's)
+                        part = run(_mirrored(boards[i], flip), dataclasses.replace(window_plan, frame=frame), control)
+                        generated += part.nodes_generated
+                    except SearchStopped as e:
+                        generated += e.nodes_generated
+                        known.add(pair)
                         break
-                    if len(tiles) < j - i:
-                        replace(i, j, tiles)
+                    if part.length < j - i:
+                        moves[i:j] = part.moves
+                        boards[i : j + 1] = dataclasses.replace(part, board=boards[i]).boards()
                         shorter = True
-                        j = i + len(tiles)
+                        j = i + part.length
+                    known.add((boards[i].tiles.tobytes(), boards[j].tiles.tobytes()))
                     if i == 0 or stopped():
-                        break
-                for window in windows if both_sides and j < len(moves) else ():  # (windows starting on it)
-                    k = min(len(moves), j + window)
-                    if _pair(boards[k], boards[j]) in known:
-                        continue
-                    back = way(boards[k], boards[j], *anchor)
-                    if back is None:
-                        break
-                    if len(back) < k - j:
-                        replace(j, k, back[::-1])  # (a slide undone is the same tile's slide back)
-                        shorter = True
-                    if k == len(moves) or stopped():
                         break
             j -= 1
         if shorter:
@@ -162,11 +133,6 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
             if on_shorter is not None:
                 on_shorter(best)
     return best
-
-
-def _pair(start: Board, end: Board) -> tuple[bytes, bytes]:
-    """A window's search as the record of searches made knows it."""
-    return start.tiles.tobytes(), end.tiles.tobytes()
 
 
 def _anchor(board: Board, key: str) -> tuple[bool, Frame] | None:
