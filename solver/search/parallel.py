@@ -257,11 +257,11 @@ class Driver:
                 break
         # Subtrees with only some pieces finished: part of the solving iteration's count, or
         # kept (state.partial) for a resume.
-        if path and tally is not None:
-            expanded, generated, next_f = tally.partial()
-            state.expanded += expanded
-            state.generated += generated
-            state.next_f = min(state.next_f, next_f)
+        if path and state.partial:
+            kept = state.partial.values()
+            state.expanded += sum(p.expanded for p in kept)
+            state.generated += sum(p.generated for p in kept)
+            state.next_f = min(state.next_f, min(p.next_f for p in kept))
             state.partial = {}
         backend.close()
         state.seconds = elapsed

@@ -176,9 +176,3 @@ class Tally:
         span = self._span(subtree)
         return Partial(span.stop - span.start, digest(self.pieces.paths[span]), self.finished[span].copy(),
                        int(self.expanded[subtree]), int(self.generated[subtree]), int(self.next_f[subtree]))
-
-    def partial(self) -> tuple[int, int, int]:
-        """(expanded, generated, smallest next f) of the subtrees with some pieces finished, not all."""
-        some = (self.left > 0) & ((self.expanded > 0) | (self.generated > 0) | (self.next_f < NO_BOUND))
-        return (int(self.expanded[some].sum()), int(self.generated[some].sum()),
-                int(self.next_f[some].min()) if some.any() else int(NO_BOUND))
