@@ -1,5 +1,6 @@
 """The biggest subtrees cut into pieces (solver.search.pieces): same nodes, exact counts, exact resumes."""
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -154,14 +155,36 @@ def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
     assert t.resume({1: kept}) == {} and not t.finished.any() and t.expanded[1] == 0
 
 
+def test_a_subtrees_pieces_keep_their_digest_when_a_resume_cuts_less_of_the_rest():
+    """A saved subtree's pieces match on a resume whatever else that iteration cuts: the cut's
+    arrays are as wide as its deepest piece, and a resume whose deepest subtree is already done
+    cuts narrower arrays; the digest must not see that padding (else the saved pieces would be
+    searched again)."""
+    shape = Shape(4, 4)
+    m = undo_machine(shape)
+    nbrs = shape.neighbours
+    blank = 5
+    paths, first = frontier(m.transitions, nbrs, int(m.start[blank]), blank, 50)
+    sizes = np.ones(len(paths), dtype=np.int64)
+    sizes[3], sizes[10] = 20_000, 10**6  # subtree 10 is cut deeper than subtree 3
+    whole = cut(m.transitions, nbrs, int(m.start[blank]), paths, first, np.arange(len(paths)), sizes, jobs=2)
+    rest = cut(m.transitions, nbrs, int(m.start[blank]), paths, first, np.array([3]), sizes, jobs=2)
+    assert whole.paths.shape[1] > rest.paths.shape[1]  # (the case guarded)
+    saved = Tally(whole, len(paths)).progress(3)
+    t = Tally(rest, len(paths))
+    assert saved.pieces > 1 and t.resume({3: saved}) == {3: saved}
+
+
 class Searched:
     """Record and listener at once: the nodes a run's kernels expanded, per iteration it ended."""
 
     def __init__(self):
         self.now, self.ended = 0, []
+        self.lock = threading.Lock()  # (the workers record their own rows)
 
     def __call__(self, indices, rows, worker, start, end):
-        self.now += int(rows[:, EXPANDED].sum())
+        with self.lock:
+            self.now += int(rows[:, EXPANDED].sum())
 
     def iteration_started(self, bound, subtrees, estimate):
         pass
@@ -187,7 +210,7 @@ def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(pd
     k = len(its) - 2  # the last complete iteration, cut (the one before it gave the sizes)
     before = sum(it.expanded for it in its[:k])
     ident = identity("b", "g", "idastar", "5-5-5", (), 0)
-    for share in (0.3, 0.5, 0.7, 0.9):
+    for share in np.linspace(0.2, 0.95, 16):  # (where a stop lands depends on the threads' pace)
         out = Driver(p, ThreadBackend(2), StopFlag(), max_nodes=before + int(its[k].expanded * share),
                      split_nodes=0).run()
         if out.status == "limit" and out.state.bound == its[k].bound and out.state.partial:

@@ -122,8 +122,12 @@ def _first(paths: np.ndarray, first: np.ndarray, base: np.ndarray, starts: np.nd
 
 
 def digest(paths: np.ndarray) -> str:
-    """A subtree's pieces, as a short hex digest of their paths (a saved Partial's check)."""
-    return hashlib.sha256(np.ascontiguousarray(paths, dtype="<i8").tobytes()).hexdigest()[:16]
+    """A subtree's pieces, as a short hex digest of their paths (a saved Partial's check). Over
+    the columns that hold a cell of some piece, not the padding after them: the cut's arrays
+    are as wide as the longest piece of any subtree cut in that iteration, which a resume with
+    other subtrees still to do may cut less deep."""
+    used = int(np.flatnonzero((paths >= 0).any(axis=0)).max()) + 1 if paths.size else 0
+    return hashlib.sha256(np.ascontiguousarray(paths[:, :used], dtype="<i8").tobytes()).hexdigest()[:16]
 
 
 class Tally:
