@@ -92,12 +92,13 @@ def zero_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("pattern", ["5-5-5", "z5-5-5"])
 @pytest.mark.parametrize("reflect", [True, False])
-def test_a_moves_group_step_matches_a_full_evaluation(pdb_dir, zero_dir, reflect, pattern):
+def test_a_moves_step_entry_matches_a_full_evaluation(pdb_dir, zero_dir, reflect, pattern):
     """On one partition's pattern databases, plain or zero-aware, the beam updates only the
-    moved tile's group and its mirror's (group_step): along random walks, the sums so kept
-    equal h_full's."""
+    moved tile's group and its mirror's (step_entry, read by entry_value): along random walks,
+    the sums so kept equal h_full's."""
     from patterndb import scramble
-    from solver.heuristics.kernels import group_step, h_full, has_zero_aware, is_incremental, scratch_size
+    from solver.heuristics.kernels import (entry_value, h_full, has_zero_aware, is_incremental, lookup_arrays,
+                                           scratch_size, step_entry)
 
     b, frame = prepare(" ".join(map(str, range(16))), "blank-first", 4, 4)
     data_dir = zero_dir if pattern.startswith("z") else pdb_dir
@@ -119,8 +120,10 @@ def test_a_moves_group_step_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
             for reflected, values in ((False, reg), (True, ref)):
                 if reflected and not reflect:
                     continue
-                g, v = group_step(pos, H, t, reflected, has_zero_aware(H))
-                values[g] = v
+                md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
+                g, index, m, r = step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
+                                            cols, H[5], t, reflected, has_zero_aware(H))
+                values[g] = entry_value(table, packed, zinfo, cols, pos.size, g, index, m, r, has_zero_aware(H))
             want_reg, want_ref = np.zeros_like(reg), np.zeros_like(ref)
             h = h_full(board, pos, H, want_reg, want_ref)
             assert (reg == want_reg).all() and (not reflect or (ref == want_ref).all())

@@ -282,7 +282,7 @@ def h_full(board, pos, H, greg, gref):
 @njit(cache=True, inline="always")
 def is_incremental(H):
     """Does a move change only its tile's group and that group's mirror (one partition's
-    pattern databases: group_step applies), rather than calling for h_full (catalogues)?
+    pattern databases: step_entry applies), rather than calling for h_full (catalogues)?
     Zero-aware groups too: a group's value follows the blank only from one region of the
     cells its tiles leave free to another, and a move of another group's tile takes the
     blank to the next cell, which that tile left free: the same region."""
@@ -290,18 +290,23 @@ def is_incremental(H):
 
 
 @njit(cache=True, inline="always")
-def group_step(pos, H, t, reflected, zero):
-    """(the group whose value the move of tile t changed, its new value), pos already moved:
-    tile t's group, or with reflected the group whose mirrored lookup reads t's cell (the
-    group of t's mirror tile); (-1, 0) when no group holds it. One partition only (is_incremental).
-    zero: has_zero_aware(H), taken once by the caller and best passed as a constant (the
-    lookup's zero-aware branches then fold away: a 7x7 beam took 1.7x the time without)."""
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
-    g = H[5][refl_tile[t]] if reflected else H[5][t]
-    if g < 0:
-        return np.int64(-1), np.int64(0)
-    return g, group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                          g, reflected, zero)
+def step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, group_of, t, reflected,
+               zero):
+    """Where the value of the group that the move of tile t changed is, pos already moved:
+    (that group, and its entry as group_entry gives it: byte index, Manhattan distance, r);
+    the group is tile t's, or with reflected the one whose mirrored lookup reads t's cell
+    (the group of t's mirror tile); group -1 when no group holds it (the rest is then
+    garbage). One partition only (is_incremental): entry_value reads the entry, which a
+    search may ask the CPU for first (the beam asks for a block of children's at once).
+    The arrays: lookup_arrays(H) and H[5] (group_of), unpacked by the caller before its
+    loop; zero: has_zero_aware(H), best passed as a constant (the lookup's zero-aware
+    branches then fold away: a 7x7 beam took 1.7x the time without). No branch here: taken
+    from H, or with a branch for the group -1, a beam's child took 1.25-1.4x the time
+    (numba counts references on every array read after a branch)."""
+    g = group_of[refl_tile[t]] if reflected else group_of[t]
+    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
+                              reflected, zero)
+    return g, index, m, r
 
 
 @njit(cache=True, inline="always")
