@@ -73,6 +73,18 @@ def _ask(table, zinfo, g, index, r, zero):
 
 
 @njit(cache=True, inline="always")
+def _place(board, pos, hist_blank, hist_parent, depth, k):
+    """pos filled from board, the k-th state kept at depth - 1; returns (its blank's cell, the
+    cell the blank came from, whose move back is never made: -1 at the root)."""
+    for c in range(board.size):
+        pos[board[c]] = c
+    prev = -1
+    if depth >= 2:
+        prev = hist_blank[depth - 2, hist_parent[depth - 1, k]]
+    return pos[0], prev
+
+
+@njit(cache=True, inline="always")
 def _mode(H):
     """How a child's h is found: FULL (h_full), PARTITION (one partition's pattern databases:
     the moved tile's group and its mirror's, step_entry) or CATALOGUE (the moved tile's group
@@ -187,12 +199,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             if mode == PARTITION and k % BLOCK == 0:
                 for j in range(min(BLOCK, ncur - k)):
                     board = cur[k + j]
-                    for c in range(n):
-                        pos[board[c]] = c
-                    b = pos[0]
-                    prev = -1
-                    if depth >= 2:
-                        prev = hist_blank[depth - 2, hist_parent[depth - 1, k + j]]
+                    b, prev = _place(board, pos, hist_blank, hist_parent, depth, k + j)
                     for d in range(4):
                         c = nbrs[b, d]
                         if c < 0 or c == prev:
@@ -214,12 +221,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                         pos[t] = c
                         pos[0] = b
             board = cur[k]
-            for c in range(n):
-                pos[board[c]] = c
-            b = pos[0]
-            prev = -1
-            if depth >= 2:
-                prev = hist_blank[depth - 2, hist_parent[depth - 1, k]]
+            b, prev = _place(board, pos, hist_blank, hist_parent, depth, k)
             for d in range(4):
                 c = nbrs[b, d]
                 if c < 0 or c == prev:
