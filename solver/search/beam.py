@@ -27,10 +27,11 @@ FULL, PARTITION, CATALOGUE = range(3)  # how a child's h is found (_mode)
 
 
 SEEN_SLOTS = 1 << 22  # states remembered (32 MB): a newer one takes an older one's slot
-# One partition's children are judged BLOCK parents at a time: every child's entries of the
-# block are located and asked for (prefetch) before any is read, so that their cache misses
-# overlap instead of following one another. On four random 24-puzzles (z6-6-6-6, width 65,536)
-# a child took 0.78x the time so, with the same paths and counts (docs/benchmarks.md).
+# Children of pattern databases are judged BLOCK parents at a time: every child's entries of
+# the block are located and asked for (prefetch) before any is read, so that their cache misses
+# overlap instead of following one another. On random 24-puzzles, with the same paths and
+# counts, a child took 0.78x the time so on one partition (z6-6-6-6, width 65,536) and 0.69-0.73x
+# on a catalogue (cr14, widths 16,384 and 65,536; docs/benchmarks.md).
 BLOCK = 16
 
 
@@ -163,7 +164,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     P = tile_inst.shape[1]
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
     group_of = H[5]
-    # PARTITION: a block's children's entries, located before any is read (BLOCK): per parent
+    # A block's children's entries, located before any is read (BLOCK). PARTITION: per parent
     # of the block and direction, the regular and the mirrored entry's (index, m, r).
     ahead = np.zeros((BLOCK, 4, 2, 3), dtype=np.int64)
     V, S, K = (2 * G, 2, 2) if mode == PARTITION else (G, P, P)
@@ -174,8 +175,13 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     nxt_sums = np.zeros((rows, S), dtype=np.int64)
     cand_pairs = np.zeros((crows, K, 2), dtype=np.int16)
     cand_sums = np.zeros((crows, S), dtype=np.int16)
-    seen_group = np.full(G, -1, dtype=np.int64)  # (a catalogue's group in several sums is read once a child:
-    group_val = np.zeros(G, dtype=np.int64)      # the child that read it last, and what it read)
+    # CATALOGUE: per parent of the block and direction, the moved tile's groups (each once,
+    # however many partitions hold it: seen_group stamps them) and their entries (g, index, m, r)
+    cat_ahead = np.zeros((BLOCK, 4, P if mode == CATALOGUE else 1, 4), dtype=np.int64)
+    cat_count = np.zeros((BLOCK, 4), dtype=np.int64)
+    seen_group = np.full(G, -1, dtype=np.int64)
+    stamp = 0
+    group_val = np.zeros(G, dtype=np.int64)  # (a child's groups' values, read before its sums)
     seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
     cur[0] = board0
     for c in range(n):
@@ -196,7 +202,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             return STOPPED, np.zeros(1, dtype=np.int64), generated
         m = 0
         for k in range(ncur):
-            if mode == PARTITION and k % BLOCK == 0:
+            if mode != FULL and k % BLOCK == 0:
                 for j in range(min(BLOCK, ncur - k)):
                     board = cur[k + j]
                     b, prev = _place(board, pos, hist_blank, hist_parent, depth, k + j)
@@ -207,17 +213,33 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                         t = board[c]
                         pos[t] = b
                         pos[0] = c
-                        g, index, mg, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed,
-                                                 zinfo, cols, group_of, t, False, zero)
-                        ahead[j, d, 0, 0], ahead[j, d, 0, 1], ahead[j, d, 0, 2] = index, mg, r
-                        if g >= 0:
-                            _ask(table, zinfo, g, index, r, zero)
-                        if refl:
+                        if mode == PARTITION:
                             g, index, mg, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell,
-                                                     packed, zinfo, cols, group_of, t, True, zero)
-                            ahead[j, d, 1, 0], ahead[j, d, 1, 1], ahead[j, d, 1, 2] = index, mg, r
+                                                     packed, zinfo, cols, group_of, t, False, zero)
+                            ahead[j, d, 0, 0], ahead[j, d, 0, 1], ahead[j, d, 0, 2] = index, mg, r
                             if g >= 0:
                                 _ask(table, zinfo, g, index, r, zero)
+                            if refl:
+                                g, index, mg, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell,
+                                                         packed, zinfo, cols, group_of, t, True, zero)
+                                ahead[j, d, 1, 0], ahead[j, d, 1, 1], ahead[j, d, 1, 2] = index, mg, r
+                                if g >= 0:
+                                    _ask(table, zinfo, g, index, r, zero)
+                        else:  # (each group of t's read once a child, however many partitions hold it)
+                            stamp += 1
+                            u = 0
+                            for q in range(P):
+                                i = tile_inst[t, q]
+                                if i >= 0 and seen_group[inst_group[i]] != stamp:
+                                    g = inst_group[i]
+                                    seen_group[g] = stamp
+                                    index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[18], packed,
+                                                                g, True)
+                                    cat_ahead[j, d, u, 0], cat_ahead[j, d, u, 1] = g, index
+                                    cat_ahead[j, d, u, 2], cat_ahead[j, d, u, 3] = mg, r
+                                    _ask(table, zinfo, g, index, r, True)
+                                    u += 1
+                            cat_count[j, d] = u
                         pos[t] = c
                         pos[0] = b
             board = cur[k]
@@ -255,6 +277,11 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     cand_sums[m, 0], cand_sums[m, 1] = hr, hf
                     h = max(hr, hf)
                 elif mode == CATALOGUE:
+                    j = k % BLOCK
+                    for u in range(cat_count[j, d]):
+                        g = cat_ahead[j, d, u, 0]
+                        group_val[g] = entry_value(table, packed, zinfo, cols, n, g, cat_ahead[j, d, u, 1],
+                                                   cat_ahead[j, d, u, 2], cat_ahead[j, d, u, 3], True)
                     h = 0
                     for q in range(P):
                         i = tile_inst[t, q]
@@ -262,11 +289,6 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                         cand_pairs[m, q, 0] = -1
                         if i >= 0:
                             g = inst_group[i]
-                            if seen_group[g] != generated:
-                                seen_group[g] = generated
-                                index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[18], packed, g,
-                                                            True)
-                                group_val[g] = entry_value(table, packed, zinfo, cols, n, g, index, mg, r, True)
                             s += group_val[g] - cur_vals[k, g]
                             cand_pairs[m, q, 0], cand_pairs[m, q, 1] = g, group_val[g]
                         cand_sums[m, q] = s
