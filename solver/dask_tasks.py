@@ -314,11 +314,13 @@ class DaskBackend:
         return not self.collector.is_alive()
 
     def _threads(self) -> int:
-        """Worker threads connected now (at least 1)."""
+        """Worker threads connected now (at least 1). A connection closed under the question
+        (an OSError, such as Dask's CommClosedError) is a lost scheduler, as in the collector:
+        a scheduler killed as an iteration began raised it before the client's status said so."""
         try:
             return max(1, sum(self.client.nthreads().values()))
-        except Exception:
-            if _lost(self.client):
+        except Exception as e:
+            if _lost(self.client) or isinstance(e, OSError):
                 raise self._lost_error() from None
             raise
 

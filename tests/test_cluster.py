@@ -384,3 +384,34 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounde
     assert out == "" and "Traceback" not in err, out + err
     assert err.splitlines()[-1] == f"error: lost the Dask scheduler at {address}: the search cannot go on; {lost}", err
     assert seconds < 30, seconds
+
+
+def test_a_connection_closed_while_asking_for_the_workers_is_a_lost_scheduler():
+    """A scheduler killed just as an iteration began: the question for the workers' threads
+    met a closed connection (Dask's CommClosedError, an OSError) while the client still read
+    "running", and the batch ended with a traceback and exit 1 instead of its lost-scheduler
+    line. It is the lost scheduler's ClusterError now, as a closed connection is in the
+    collector of results."""
+    from distributed.comm.core import CommClosedError
+
+    from solver.dask_tasks import DaskBackend
+    from solver.solution import ClusterError
+
+    class Client:
+        status = "running"
+
+        def __init__(self) -> None:
+            self.scheduler = type("Scheduler", (), {"address": "tcp://127.0.0.1:1"})()
+            self.closed = False
+
+        def nthreads(self) -> dict:
+            if self.closed:
+                raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: Stream is closed")
+            return {"w": 2}
+
+    client = Client()
+    backend = DaskBackend(client, spec=None)
+    assert backend.jobs == 2
+    client.closed = True
+    with pytest.raises(ClusterError, match="lost the Dask scheduler"):
+        backend._threads()
