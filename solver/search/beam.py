@@ -86,6 +86,16 @@ def _place(board, pos, hist_blank, hist_parent, depth, k):
 
 
 @njit(cache=True, inline="always")
+def _slide(board, nbrs, b, prev, d):
+    """The d-th slide from a state whose blank is on b: (the cell the blank moves to, the tile
+    that moves), or (-1, 0) where there is no cell that way or it is the cell the blank came from."""
+    c = nbrs[b, d]
+    if c < 0 or c == prev:
+        return -1, 0
+    return c, board[c]
+
+
+@njit(cache=True, inline="always")
 def _mode(H):
     """How a child's h is found: FULL (h_full), PARTITION (one partition's pattern databases:
     the moved tile's group and its mirror's, step_entry) or CATALOGUE (the moved tile's group
@@ -207,10 +217,9 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     board = cur[k + j]
                     b, prev = _place(board, pos, hist_blank, hist_parent, depth, k + j)
                     for d in range(4):
-                        c = nbrs[b, d]
-                        if c < 0 or c == prev:
+                        c, t = _slide(board, nbrs, b, prev, d)
+                        if c < 0:
                             continue
-                        t = board[c]
                         pos[t] = b
                         pos[0] = c
                         if mode == PARTITION:
@@ -245,10 +254,9 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
             board = cur[k]
             b, prev = _place(board, pos, hist_blank, hist_parent, depth, k)
             for d in range(4):
-                c = nbrs[b, d]
-                if c < 0 or c == prev:
+                c, t = _slide(board, nbrs, b, prev, d)
+                if c < 0:
                     continue
-                t = board[c]
                 board[b] = t
                 board[c] = 0
                 pos[t] = b
