@@ -22,9 +22,10 @@ fi
 # in the middle of a user's first `solver solve --algorithm astar`.
 echo "warming numba's cache for the classic algorithms (once per checkout, about 10 s)..." >&2
 .venv/bin/solver solve "1 2 3 4 5 6 7 _ 8" --algorithm astar --heuristic manhattan >/dev/null 2>&1 || true
-# So do the bounded search's beams, windows and weighted A* (`--within`, `--anytime`): about 20 s
-# once, which a user's first bounded solve would otherwise spend before its first solution (41.9 s
-# to it on a 35-puzzle, against about 1 s warm). One small board compiles them for every size and
-# table, as their arguments have the same types.
+# So do the bounded search's own kernels (`--within`, `--anytime`: the beams, the windows), about
+# 20 s once, which a user's first bounded solve would otherwise spend before its first solution.
+# With the run above (weighted A*, linear conflict) they are all that a 35-puzzle's bounded search
+# on `strong` compiled (no new file in numba's cache after it): the arguments' types do not change
+# with the board's size.
 echo "warming numba's cache for the bounded search (once per checkout, about 20 s)..." >&2
 .venv/bin/solver solve "1 2 3 4 5 6 7 _ 8" --within 1.5 --timeout 60 --heuristic manhattan >/dev/null 2>&1 || true
