@@ -6,7 +6,7 @@ dict-based, ranks come from itertools' lexicographic order.
 from __future__ import annotations
 
 from collections import deque
-from itertools import permutations
+from itertools import combinations, permutations
 
 
 def neighbours(rows: int, cols: int, cell: int) -> list[int]:
@@ -266,13 +266,33 @@ def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
             return found, iterations
 
 
+def line_conflicts(state: tuple, goal: tuple, rows: int, cols: int) -> int:
+    """2 x, over every row and column, the tiles at home in it (their goal is in that line) that
+    must leave it so that the others can pass: those at home there less the most of them that
+    stand in their goal order (by trying every subset)."""
+    total = 0
+    for along_rows in (True, False):
+        for line in range(rows if along_rows else cols):
+            cells = [line * cols + j for j in range(cols)] if along_rows else [i * cols + line for i in range(rows)]
+            home = []
+            for c in cells:
+                t = state[c]
+                g = goal.index(t) if t else -1
+                if t and (g // cols if along_rows else g % cols) == line:
+                    home.append(g % cols if along_rows else g // cols)
+            in_order = max(k for k in range(len(home) + 1)
+                           if any(list(sub) == sorted(sub) for sub in combinations(home, k)))
+            total += 2 * (len(home) - in_order)
+    return total
+
+
 def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
-         below: int = 10**4) -> tuple[list[int] | None, int]:
+         below: int = 10**4, rank=None) -> tuple[list[int] | None, int]:
     """Beam search as solver.search.beam states it: (the solution's blank cells or None, states
     generated). Depth by depth, every kept state's children in the neighbours' order (never
     the move undoing the last one), the goal returned as soon as it is made; children with
-    depth + h below `below` sorted by h (stably), the first `width` of them kept, a state kept
-    once only over the whole search."""
+    depth + h below `below` sorted by rank(child, its h) (default h; stably), the first `width`
+    of them kept, a state kept once only over the whole search."""
     blank = state.index(0)
     if state == goal:
         return [blank], 0
@@ -294,7 +314,7 @@ def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
                     return path + [c], generated
                 ht = h(t)
                 if depth + ht < below:
-                    children.append((ht, t, path + [c]))
+                    children.append((ht if rank is None else rank(t, ht), t, path + [c]))
         if not children:
             return None, generated
         children.sort(key=lambda child: child[0])

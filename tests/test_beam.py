@@ -152,8 +152,9 @@ def test_a_beam_on_pattern_databases_finds_solutions_that_replay(pdb_dir):
 def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
     """The kernel's beam, on every way it finds a child's h (from scratch; one partition's
     moved group and its mirror's; a catalogue's moved group in each partition, plain and
-    zero-aware), against a plain beam that evaluates every child from scratch: the same
-    solution and the same count of states generated, on 8-puzzles and several widths."""
+    zero-aware), against a plain beam that evaluates every child from scratch and ranks it by
+    2h + its line conflicts: the same solution and the same count of states generated, on
+    8-puzzles and several widths."""
     from patterndb import random_board
     from patterndb.catalog import build_pattern_file
     from patterndb.patterns import parse_catalog
@@ -184,8 +185,47 @@ def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
             status, path, generated = beam_kernel(b.tiles.astype(np.int8), goal.tiles.astype(np.int8), h.H,
                                                   shape.neighbours, width, 10**4, StopFlag().flag)
             want, want_generated = naive.beam(tuple(b.tiles.tolist()), gt, 3, 3,
-                                              lambda s: h(type(b)(shape, np.array(s))), width)
+                                              lambda s: h(type(b)(shape, np.array(s))), width,
+                                              rank=lambda s, hs: 2 * hs + naive.line_conflicts(s, gt, 3, 3))
             assert (status == FOUND) == (want is not None)
             assert generated == want_generated
             if want is not None:
                 assert [int(c) for c in path] == want
+
+
+@pytest.mark.parametrize("size", [3, 5, 7])
+def test_a_slide_changes_the_line_conflicts_as_counted_from_scratch(size):
+    """The beam keeps each state's line conflicts and adds what a slide changes in the slid
+    tile's goal line only: after every slide from random boards, the sum is the conflicts
+    counted over every row and column (linear conflict less Manhattan distance), and the
+    conflicts themselves are naive.line_conflicts'."""
+    from patterndb import random_board
+    from solver.heuristics import linear_conflict, manhattan
+    from solver.search.beam import _conflicts_change
+
+    from . import naive
+
+    shape = Shape(size, size)
+    goal = make_goal(shape, "blank-first")
+    lc, md = linear_conflict(goal).H, manhattan(goal)
+    gt = tuple(goal.tiles.tolist())
+    seq = np.zeros(16, dtype=np.int64)
+    rng = np.random.default_rng(size)
+    changed = 0
+    for _ in range(40):
+        b = random_board(shape, goal, rng)
+        board = b.tiles.astype(np.int64)
+        conflicts = linear_conflict(goal)(b) - md(b)
+        assert conflicts == naive.line_conflicts(tuple(board.tolist()), gt, size, size)
+        blank = int(np.flatnonzero(board == 0)[0])
+        for c in shape.neighbours[blank]:
+            if c < 0:
+                continue
+            t = int(board[c])
+            step = _conflicts_change(board, lc, t, c, blank, seq)
+            child = board.copy()
+            child[blank], child[c] = t, 0
+            cb = type(b)(shape, child)
+            assert conflicts + step == linear_conflict(goal)(cb) - md(cb)
+            changed += step != 0
+    assert changed > 0

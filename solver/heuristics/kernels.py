@@ -182,7 +182,7 @@ def _lis(buf, m):
 def line_conflicts(board, H, is_row, index, seq):
     """2 x the tiles that must leave this goal row (column) so the others can
     pass: the line's tiles at home in it, minus its longest in-order run.
-    seq: a 16-slot buffer (lines are at most 5 long; _lis uses slots 8..15)."""
+    seq: a 16-slot buffer (lines are at most 7 long; _lis uses slots 8..14)."""
     goalpos, cols, rowcol = H[1], H[3], H[12]
     m = 0
     if is_row:

@@ -1,13 +1,18 @@
 """Beam search: breadth-first by depth, keeping at each depth only the `width` states of least
-h (ties in the order generated; the move that undoes the last one never made; a state kept
-before, at this depth or an earlier one, not kept again: without that a beam on 7x7 ran in
-circles until its depth limit). Kept states are remembered by a 64-bit fingerprint in a table
-of SEEN_SLOTS, a newer one taking an older one's slot: memory stays fixed, and a state
-forgotten can at worst be kept twice. Memory is width states a depth, and a solution of depth d is found
-with about d * width * 3 heuristic evaluations: with wide beams on pattern databases it finds
-solutions within a few per cent of the optimum in seconds (solver.anytime uses it for shorter
-solutions once weighted A* runs out of nodes). It proves nothing: a solution it returns is
-checked by replaying, and only bounds proven elsewhere are claimed of it.
+2h + c, c the line conflicts (2 for each tile that must leave its goal row or column so that the
+others there can pass: solver.heuristics.kernels.line_conflicts) and h the heuristic, ties in the
+order generated (the move that undoes the last one never made; a state kept before, at this depth
+or an earlier one, not kept again: without that a beam on 7x7 ran in circles until its depth
+limit). The conflicts only rank: pattern databases of 5 tiles on 6x6 and 7x7 meet few of them
+(their h is 0.7-3% above Manhattan distance), and on random boards, with the same width, beams
+ranked by 2h + c found solutions 5% shorter on 6x6 and 1% on 24-puzzles than beams ranked by h
+(docs/benchmarks.md); an exact h ranks alone. Kept states are remembered by a 64-bit fingerprint
+in a table of SEEN_SLOTS, a newer one taking an older one's slot: memory stays fixed, and a state
+forgotten can at worst be kept twice. Memory is width states a depth, and a solution of depth d
+is found with about d * width * 3 heuristic evaluations: with wide beams on pattern databases it
+finds solutions within a few per cent of the optimum in seconds (solver.anytime uses it for
+shorter solutions once weighted A* runs out of nodes). It proves nothing: a solution it returns
+is checked by replaying, and only bounds proven elsewhere are claimed of it.
 
 `below`: only states with depth + h < below are kept (h admissible: no other can lead to a
 solution shorter than below), so a search for a better solution than one of length L passes
@@ -19,8 +24,9 @@ import numpy as np
 from patterndb.bits import prefetch
 from patterndb.jit import njit
 
-from ..heuristics.kernels import (PDB_MAX, entry_value, h_full, has_zero_aware, is_incremental, lookup_arrays,
-                                  mapped_entry, scratch_size, step_entry)
+from ..heuristics.kernels import (EXACT, PDB_MAX, entry_value, h_full, has_zero_aware, is_incremental,
+                                  line_conflicts, linear_conflict, lookup_arrays, mapped_entry, scratch_size,
+                                  step_entry)
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
 FULL, PARTITION, CATALOGUE = range(3)  # how a child's h is found (_mode)
@@ -96,6 +102,27 @@ def _slide(board, nbrs, b, prev, d):
 
 
 @njit(cache=True, inline="always")
+def _conflicts_change(board, H, t, src, dst, seq):
+    """How the line conflicts of the board (before the move) change when tile t slides from src
+    to dst: only t's goal row (a vertical slide) or goal column (a horizontal one) can change,
+    and only when t leaves or enters it; a slide along a line keeps the order of its tiles.
+    seq: line_conflicts' buffer."""
+    rowcol = H[12]
+    vertical = rowcol[1, src] == rowcol[1, dst]
+    axis = 0 if vertical else 1
+    line = rowcol[axis, H[1][t]]
+    if rowcol[axis, src] != line and rowcol[axis, dst] != line:
+        return 0
+    before = line_conflicts(board, H, vertical, line, seq)
+    board[dst] = t
+    board[src] = 0
+    after = line_conflicts(board, H, vertical, line, seq)
+    board[src] = t
+    board[dst] = 0
+    return after - before
+
+
+@njit(cache=True, inline="always")
 def _mode(H):
     """How a child's h is found: FULL (h_full), PARTITION (one partition's pattern databases:
     the moved tile's group and its mirror's, step_entry) or CATALOGUE (the moved tile's group
@@ -129,9 +156,9 @@ def _root_values(board, pos, H, mode, vals, sums):
 
 
 @njit(cache=True, inline="always")
-def _by_h(h, m):
-    """The candidates h[0:m] in order of h, ties in the order generated (as a stable sort), by
-    counting: h spans a few dozen values. In place of numba's merge sort, a 24-puzzle beam of
+def _by_key(h, m):
+    """The candidates h[0:m] in order of their key h, ties in the order generated (as a stable
+    sort), by counting: the keys of a depth span a few dozen values. In place of numba's merge sort, a 24-puzzle beam of
     width 32,768 took 0.89x the time (same path and counts)."""
     lo, hi = h[0], h[0]
     for i in range(1, m):
@@ -159,7 +186,8 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     hist_blank = np.empty((levels, width), dtype=np.int8)
     cur = np.empty((width, n), dtype=np.int8)
     nxt = np.empty((width, n), dtype=np.int8)
-    cand_h = np.empty(4 * width, dtype=np.int64)
+    cand_key = np.empty(4 * width, dtype=np.int64)  # (2h + c, or h where h is exact)
+    cand_lc = np.empty(4 * width, dtype=np.int64)
     cand_par = np.empty(4 * width, dtype=np.int64)
     cand_cell = np.empty(4 * width, dtype=np.int64)
     # Pattern databases: each state keeps its groups' values and its sums, so that a child
@@ -193,6 +221,15 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     stamp = 0
     group_val = np.zeros(G, dtype=np.int64)  # (a child's groups' values, read before its sums)
     seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
+    ranked = H[0] != EXACT  # (ranked by 2h + c: each kept state keeps its line conflicts c)
+    seq = np.empty(16, dtype=np.int64)
+    cur_lc = np.zeros(width, dtype=np.int64)
+    nxt_lc = np.zeros(width, dtype=np.int64)
+    if ranked:
+        cur_lc[0] = linear_conflict(board0, H)
+        for c in range(n):
+            if board0[c]:
+                cur_lc[0] -= md[board0[c], c]
     cur[0] = board0
     for c in range(n):
         pos[board0[c]] = c
@@ -316,13 +353,17 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 pos[t] = c
                 pos[0] = b
                 if depth + h < below:
-                    cand_h[m] = h
+                    key = h
+                    if ranked:
+                        cand_lc[m] = cur_lc[k] + _conflicts_change(board, H, t, c, b, seq)
+                        key = 2 * h + cand_lc[m]
+                    cand_key[m] = key
                     cand_par[m] = k
                     cand_cell[m] = c
                     m += 1
         if m == 0:
             return EXHAUSTED, np.zeros(1, dtype=np.int64), generated
-        order = _by_h(cand_h, m)
+        order = _by_key(cand_key, m)
         if depth == hist_parent.shape[0]:
             grown_parent = np.empty((2 * depth, width), dtype=np.int32)
             grown_blank = np.empty((2 * depth, width), dtype=np.int8)
@@ -353,8 +394,10 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     if cand_pairs[idx, q, 0] >= 0:
                         nxt_vals[kept, cand_pairs[idx, q, 0]] = cand_pairs[idx, q, 1]
                 nxt_sums[kept] = cand_sums[idx]
+            nxt_lc[kept] = cand_lc[idx]
             kept += 1
         cur, nxt = nxt, cur
+        cur_lc, nxt_lc = nxt_lc, cur_lc
         cur_vals, nxt_vals = nxt_vals, cur_vals
         cur_sums, nxt_sums = nxt_sums, cur_sums
         ncur = kept
