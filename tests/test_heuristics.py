@@ -82,3 +82,39 @@ def test_incremental_update_equals_recomputation(name, rows, cols, rng):
         board[b], board[c], pos[t], pos[0] = t, 0, b, c
         h = h_move(board, pos, H, h, t, c, b, z)
         assert h == h_full(board, pos, H, z, z)
+
+
+@pytest.mark.parametrize("size", [3, 5, 7])
+def test_a_slide_changes_the_line_conflicts_as_counted_from_scratch(size):
+    """The beam and IDA* on linear conflict keep a state's line conflicts and add what a slide
+    changes in the slid tile's goal line only (kernels.conflicts_change): after every slide from
+    random boards, the sum is the conflicts counted over every row and column (linear conflict
+    less Manhattan distance), and the conflicts themselves are naive.line_conflicts'."""
+    from patterndb import Shape, make_goal, random_board
+    from solver.heuristics import linear_conflict, manhattan
+    from solver.heuristics.kernels import conflicts_change
+
+    shape = Shape(size, size)
+    goal = make_goal(shape, "blank-first")
+    lc, md = linear_conflict(goal), manhattan(goal)
+    gt = tuple(goal.tiles.tolist())
+    seq = np.zeros(16, dtype=np.int64)
+    rng = np.random.default_rng(size)
+    changed = 0
+    for _ in range(40):
+        b = random_board(shape, goal, rng)
+        board = b.tiles.astype(np.int64)
+        conflicts = lc(b) - md(b)
+        assert conflicts == naive.line_conflicts(tuple(board.tolist()), gt, size, size)
+        blank = int(np.flatnonzero(board == 0)[0])
+        for c in shape.neighbours[blank]:
+            if c < 0:
+                continue
+            t = int(board[c])
+            step = conflicts_change(board, lc.H, t, c, blank, seq)
+            child = board.copy()
+            child[blank], child[c] = t, 0
+            cb = type(b)(shape, child)
+            assert conflicts + step == lc(cb) - md(cb)
+            changed += step != 0
+    assert changed > 0

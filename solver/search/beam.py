@@ -12,8 +12,8 @@ an older one's slot: memory stays fixed, and a state forgotten can at worst be k
 is width states a depth, and a solution of depth d is found with about d * width * 3 heuristic
 evaluations: with wide beams on pattern databases it finds solutions within a few per cent of the
 optimum in seconds (solver.anytime uses it for shorter solutions once weighted A* runs out of
-nodes). It proves nothing: a solution it returns
-is checked by replaying, and only bounds proven elsewhere are claimed of it.
+nodes). It proves nothing: a solution it returns is checked by replaying, and only bounds proven
+elsewhere are claimed of it.
 
 `below`: only states with depth + h < below are kept (h admissible: no other can lead to a
 solution shorter than below), so a search for a better solution than one of length L passes
@@ -25,8 +25,8 @@ import numpy as np
 from patterndb.bits import prefetch
 from patterndb.jit import njit
 
-from ..heuristics.kernels import (EXACT, PDB_MAX, entry_value, h_full, has_zero_aware, is_incremental,
-                                  line_conflicts, linear_conflict, lookup_arrays, mapped_entry, scratch_size,
+from ..heuristics.kernels import (EXACT, PDB_MAX, conflicts_change, entry_value, h_full, has_zero_aware,
+                                  is_incremental, linear_conflict, lookup_arrays, mapped_entry, scratch_size,
                                   step_entry)
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
@@ -103,27 +103,6 @@ def _slide(board, nbrs, b, prev, d):
 
 
 @njit(cache=True, inline="always")
-def _conflicts_change(board, H, t, src, dst, seq):
-    """How the line conflicts of the board (before the move) change when tile t slides from src
-    to dst: only t's goal row (a vertical slide) or goal column (a horizontal one) can change,
-    and only when t leaves or enters it; a slide along a line keeps the order of its tiles.
-    seq: line_conflicts' buffer."""
-    rowcol = H[12]
-    vertical = rowcol[1, src] == rowcol[1, dst]
-    axis = 0 if vertical else 1
-    line = rowcol[axis, H[1][t]]
-    if rowcol[axis, src] != line and rowcol[axis, dst] != line:
-        return 0
-    before = line_conflicts(board, H, vertical, line, seq)
-    board[dst] = t
-    board[src] = 0
-    after = line_conflicts(board, H, vertical, line, seq)
-    board[src] = t
-    board[dst] = 0
-    return after - before
-
-
-@njit(cache=True, inline="always")
 def _mode(H):
     """How a child's h is found: FULL (h_full), PARTITION (one partition's pattern databases:
     the moved tile's group and its mirror's, step_entry) or CATALOGUE (the moved tile's group
@@ -159,8 +138,8 @@ def _root_values(board, pos, H, mode, vals, sums):
 @njit(cache=True, inline="always")
 def _by_key(h, m):
     """The candidates h[0:m] in order of their key h, ties in the order generated (as a stable
-    sort), by counting: the keys of a depth span a few dozen values. In place of numba's merge sort, a 24-puzzle beam of
-    width 32,768 took 0.89x the time (same path and counts)."""
+    sort), by counting: the keys of a depth span a few dozen values. In place of numba's merge
+    sort, a 24-puzzle beam of width 32,768 took 0.89x the time (same path and counts)."""
     lo, hi = h[0], h[0]
     for i in range(1, m):
         lo, hi = min(lo, h[i]), max(hi, h[i])
@@ -356,7 +335,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 if depth + h < below:
                     key = h
                     if ranked:
-                        cand_lc[m] = cur_lc[k] + _conflicts_change(board, H, t, c, b, seq)
+                        cand_lc[m] = cur_lc[k] + conflicts_change(board, H, t, c, b, seq)
                         key = 2 * h + cand_lc[m]
                     cand_key[m] = key
                     cand_par[m] = k
