@@ -335,12 +335,9 @@ def h_move(board, pos, H, h, t, src, dst, scratch):
         goal = H[1][t]
         return h - (goal != src) + (goal != dst)
     if kind == LINEAR_CONFLICT:
-        board[src] = t  # (the board before the move)
-        board[dst] = 0
-        step = conflicts_change(board, H, t, src, dst, scratch)
-        board[dst] = t
-        board[src] = 0
-        return h - H[2][t, src] + H[2][t, dst] + step
+        # (the board is after the move: the slide back, dst to src, changes the conflicts by minus
+        # this move's change)
+        return h - H[2][t, src] + H[2][t, dst] - conflicts_change(board, H, t, dst, src, scratch)
     return h_full(board, pos, H, scratch, scratch)
 
 
