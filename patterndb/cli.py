@@ -41,10 +41,12 @@ from .machines import (
     machine_path,
     where_kept,
 )
+from .errors import PatternError
 from .patterns import (
     CATALOGUES,
     NAMED,
     RACES,
+    TABLELESS,
     Partition,
     catalog_groups,
     group_label,
@@ -91,7 +93,10 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        specs = [spec.strip() for spec in race_spec(pattern, frame).split("|")]  # A|B (or a race's name): both
+        specs = [spec.strip() for spec in race_spec(pattern, frame).split("|")  # A|B (or a race's name): both
+                 if spec.strip() not in TABLELESS]  # (a side such as linear-conflict has no table)
+        if not specs:
+            raise PatternError(f"{pattern} is a heuristic without tables: nothing to build")
         if len(specs) > 1 and not quiet:
             tables = [_spec_tables(frame, parse_catalog(spec, frame), ddir)[0] for spec in specs]
             groups = tuple(dict.fromkeys(g for t in tables for g in t))

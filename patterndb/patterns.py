@@ -120,8 +120,14 @@ CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
 }
 # Races (solver.search.race): "A|B" searches each board with whichever of A (cheaper per node)
 # and B finishes the same bound in less CPU time. best on 5x5: z6-6-6-6 wins the easy boards,
-# cr14 the hard ones (docs/benchmarks.md, "A race of two heuristics").
-RACES: dict[tuple[int, int], dict[str, str]] = {(5, 5): {"best": "z6-6-6-6|cr14"}}
+# cr14 the hard ones (docs/benchmarks.md, "A race of two heuristics"). best on 7x7: groups of 5
+# tiles with the blank anywhere start below linear conflict on most random boards (13 of 20),
+# and IDA* on linear conflict, 2-3x the time a node, proved as much or more in the same time
+# on each of four (docs/benchmarks.md, "35- and 48-puzzles"); on 6x6 the tables proved more.
+RACES: dict[tuple[int, int], dict[str, str]] = {(5, 5): {"best": "z6-6-6-6|cr14"},
+                                                (7, 7): {"best": "strong|linear-conflict"}}
+# Race sides that are no tables (the solver's classic heuristics, by their names): nothing to build.
+TABLELESS = ("linear-conflict",)
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
@@ -238,8 +244,8 @@ def is_named(spec: str, frame: Frame) -> bool:
     joined by '+' or '|')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
     sides = [_expand(side, frame) for side in race_spec(spec, frame).split("|")]
-    return all(isinstance(side, tuple) or all(p.strip().removeprefix("z") in named or _expand(p, frame) != p
-                                              for p in side.split("+"))
+    return all(isinstance(side, tuple) or side.strip() in TABLELESS
+               or all(p.strip().removeprefix("z") in named or _expand(p, frame) != p for p in side.split("+"))
                for side in sides)
 
 

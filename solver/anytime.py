@@ -199,8 +199,8 @@ def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | N
     4 to 16 times as wide, or other ones of their length; RIVAL_WIDTH caps its widths."""
     out: list[tuple[int, Heuristic | None]] = []
     for width in widths:
-        out.append((width, None))
-        if plan.rival is not None and width <= RIVAL_WIDTH:
+        out.append((width, None))  # (a rival without tables, linear conflict on 7x7, already ranks every beam)
+        if plan.rival is not None and plan.rival.tables and width <= RIVAL_WIDTH:
             out.append((width, plan.rival))
     return out
 
@@ -280,7 +280,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     control = control or Control()
     start = time.perf_counter()
     bounds = _Bounds(on_update, start)
-    bounds.lower = int(plan.heuristic(plan.frame.to_canonical(board)))  # (admissible: a bound before any search)
+    canon = plan.frame.to_canonical(board)  # (each admissible: a bound before any search)
+    bounds.lower = max(int(h(canon)) for h in (plan.heuristic, plan.rival) if h is not None)
     ida_stop = StopFlag()
     ida_out: dict = {}
     # A time-out and a second upper-bound search to take IDA*'s cores: only then can they be handed over.
@@ -371,12 +372,13 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
         raise ida_out["stopped"]
     best = bounds.best
     proven = bounds.lower
-    result = Bounded(best, proven, plan.heuristic.name, "optimal" if best.length == proven else reason, bounds.updates)
+    # (in a race both sides' iterations prove bounds: the bound is the higher, from either)
+    proved_by = plan.heuristic.name if plan.rival is None else f"{plan.heuristic.name} or {plan.rival.name} (a race)"
+    result = Bounded(best, proven, proved_by, "optimal" if best.length == proven else reason, bounds.updates)
     best.optimal = result.optimal
     if best is not ida_out.get("solution"):
         found_by = {"wastar": "weighted A*", "greedy": "greedy search", "beam": "beam search",
                     "window": "a found solution, its windows searched again,"}[best.algorithm]
-        best.proof = (f"{found_by} found it; IDA* with admissible {plan.heuristic.name} proved no solution "
-                      f"is shorter than {proven}")
+        best.proof = f"{found_by} found it; IDA* with admissible {proved_by} proved no solution is shorter than {proven}"
     best.seconds = time.perf_counter() - start
     return result

@@ -11,8 +11,8 @@ from patterndb.buildcheck import check_exact_build
 from patterndb.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.errors import WriteError
 from patterndb.exact import build_exact
-from patterndb.patterns import (group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition,
-                                pattern_tiles, race_spec, zero_aware_fits)
+from patterndb.patterns import (TABLELESS, group_label, is_zero_aware, named_partitions, parse_catalog,
+                                parse_partition, pattern_tiles, race_spec, zero_aware_fits)
 from patterndb.store import read_attrs
 from patterndb.symmetry import catalogue_sums
 
@@ -115,7 +115,15 @@ def cached_race(frame: Frame, data_dir: Path, reflect: bool) -> tuple[Heuristic,
 
 def _race_sides(frame: Frame, specs: list[str], data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic]:
     """A race's two heuristics, loaded from their specs (cheaper per node first)."""
-    return tuple(pdb_named(frame, spec, data_dir, reflect) for spec in specs)
+    return tuple(_race_side(frame, spec, data_dir, reflect) for spec in specs)
+
+
+def _race_side(frame: Frame, spec: str, data_dir: Path, reflect: bool) -> Heuristic:
+    """One side of a race: named pattern databases, or a heuristic without tables
+    (patterns.TABLELESS: linear conflict)."""
+    if spec.strip() in TABLELESS:
+        return heuristics.CLASSIC[spec.strip()](frame.canonical_goal)
+    return pdb_named(frame, spec, data_dir, reflect)
 
 
 def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> Heuristic:
@@ -168,7 +176,7 @@ def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str,
     if resuming is not None:
         for spec in specs:
             try:
-                side = pdb_named(frame, spec, data_dir, opts.reflect)
+                side = _race_side(frame, spec, data_dir, opts.reflect)
             except TableError:  # (not built here: if it was the winner, loading both says so below)
                 continue
             if side.name == resuming:

@@ -207,3 +207,53 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
     assert r.winner == 0 and r.outcome is None and not stop.requested
     assert cheap.steps == 4 and strong.steps == 3, (cheap.steps, strong.steps, r.legs)
     assert r.legs[1].bound == 14 < r.legs[0].bound and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
+
+
+def test_linear_conflict_as_a_side_races_and_the_answer_is_optimal(pdb_dir):
+    """A side without tables (7x7's best races its tables against linear conflict): the plan
+    has it as the rival, and the race between the two, whoever wins, ends at the optimum."""
+    b, frame = prepare(BOARD, "blank-first")
+    plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5|linear-conflict", data_dir=pdb_dir))
+    assert plan.rival is not None and plan.rival.name == "linear-conflict" and plan.rival.tables == ()
+    stop = StopFlag()
+    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, heuristic="linear-conflict")
+    d_cheap, d_strong = drivers([cheap, strong], stop)
+    r = race(d_cheap, d_strong, ("5-5-5", "linear-conflict"), stop, seconds=0.0)
+    assert len(r.legs) == 2  # (the strong leg ran)
+    out = r.outcome or (d_cheap, d_strong)[r.winner].run(r.state)
+    assert out.status == "found" and len(out.path) - 1 == LENGTH
+    sol = solve(BOARD, goal="blank-first", pattern="5-5-5|linear-conflict", data_dir=pdb_dir, jobs=1)
+    assert sol.length == LENGTH and sol.optimal and sol.race is not None
+
+
+def test_a_bounded_search_raced_against_linear_conflict_claims_only_what_it_proves(pdb_dir):
+    """On 8-puzzles against BFS distances: the bound proven by either side of the race is at
+    most the distance, the answer within R of it, and the proof names both sides."""
+    from patterndb import Shape, make_goal, random_board
+    from solver.anytime import solve_bounded
+
+    from .naive import bfs_distances, replay
+
+    shape = Shape(3, 3)
+    goal = make_goal(shape, "blank-first")
+    dist = bfs_distances(tuple(goal.tiles.tolist()), 3, 3)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        b, frame = prepare(" ".join(map(str, random_board(shape, goal, rng).tiles)), "blank-first")
+        plan = make_plan(frame, Options(algorithm="idastar", pattern="4-4|linear-conflict", data_dir=pdb_dir, jobs=1))
+        result = solve_bounded(b, plan, 1.1)
+        d = dist[tuple(b.tiles.tolist())]
+        sol = result.solution
+        assert result.lower_bound <= d <= sol.length <= 1.1 * result.lower_bound + 1e-9
+        assert replay(tuple(b.tiles.tolist()), sol.moves, 3, 3) == tuple(goal.tiles.tolist())
+        assert result.heuristic == "pdb 4-4 + reflection or linear-conflict (a race)"
+
+
+def test_pdb_build_of_a_race_builds_only_its_tables(pdb_dir):
+    from patterndb.cli import main as pdb_cli
+
+    args = ["build", "--size", "4", "--goal", "blank-first", "--data-dir", str(pdb_dir), "--quiet"]
+    r = CliRunner().invoke(pdb_cli, [*args, "--pattern", "5-5-5|linear-conflict"])
+    assert r.exit_code == 0 and r.stdout.count("pdb-") == 3, r.output
+    r = CliRunner().invoke(pdb_cli, [*args, "--pattern", "linear-conflict"])
+    assert r.exit_code == 2 and "linear-conflict is a heuristic without tables: nothing to build" in r.stderr, r.output
