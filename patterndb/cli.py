@@ -93,8 +93,8 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        specs = [spec.strip() for spec in race_spec(pattern, frame).split("|")  # A|B (or a race's name): both
-                 if spec.strip() not in TABLELESS]  # (a side such as linear-conflict has no table)
+        specs = [spec for spec in map(str.strip, race_spec(pattern, frame).split("|"))  # A|B (or a race's name):
+                 if spec not in TABLELESS]  # both, but a side such as linear-conflict has no table
         if not specs:
             raise PatternError(f"{pattern} is a heuristic without tables: nothing to build")
         if len(specs) > 1 and not quiet:

@@ -20,15 +20,20 @@ def launch(module: str) -> None:
     """Run the click command `main` of module (imported here, under the same Ctrl-C rule)."""
     _note_sigints()
     try:
+        _run(module)
+    except Exception:
+        if _sigint_seen:  # (a Ctrl-C that became another error on its way: module docstring)
+            _interrupted()
+        raise
+
+
+def _run(module: str) -> None:
+    try:
         import click
 
         command = importlib.import_module(module).main
     except KeyboardInterrupt:
         _interrupted()
-    except Exception:
-        if _sigint_seen:
-            _interrupted()
-        raise
     try:
         command.main(standalone_mode=False)
     except click.exceptions.Exit as e:
@@ -38,10 +43,6 @@ def launch(module: str) -> None:
         sys.exit(e.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted()
-    except Exception:
-        if _sigint_seen:
-            _interrupted()
-        raise
 
 
 def main() -> None:
