@@ -107,12 +107,14 @@ def main() -> int:
         if problems:
             print(f"FAIL: board {name}: " + "; ".join(problems), file=sys.stderr)
             failed += 1
-        rows.append((out["gap"], wall, first, out["ended"] in ("within", "optimal")))
+        rows.append((out["gap"], wall, first, out["ended"] in ("within", "optimal"), length, bound))
         print(f"{name:>5} {length:>6} {bound:>5} {100 * out['gap']:>6.2f} {first:>7.2f} {wall:>7.1f}  {out['ended']}",
               flush=True)
     if rows:
         gaps, walls, firsts = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
         met = sum(r[3] for r in rows)
+        print(f"length: mean {statistics.mean(r[4] for r in rows):.1f}, lower bound: mean "
+              f"{statistics.mean(r[5] for r in rows):.1f}")
         print(f"gap: median {100 * statistics.median(gaps):.2f}%, 90th percentile {100 * pct(gaps, 0.9):.2f}%, "
               f"mean {100 * statistics.mean(gaps):.2f}%")
         print(f"time a board: median {statistics.median(walls):.1f} s, 90th percentile {pct(walls, 0.9):.1f} s; "

@@ -1,5 +1,6 @@
 """A race of two heuristics on one board (solver.search.race, --pattern "A|B")."""
 import json
+import threading
 import time
 
 import numpy as np
@@ -156,7 +157,7 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     import solver.search.race as race_module
 
     # the strong leg's limit computed as long past: every iteration it runs asks for a stop
-    monkeypatch.setattr(race_module, "time", SimpleNamespace(monotonic=lambda: -1e9, process_time=time.process_time))
+    monkeypatch.setattr(race_module, "time", SimpleNamespace(monotonic=lambda: -1e9))
     stop = StopFlag()
     cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
     d_cheap, d_strong = drivers([cheap, strong], stop)
@@ -171,24 +172,27 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
 
 class _Legged:
     """A stand-in for a Driver: iterations whose nodes grow tenfold a bound, each burning CPU
-    in proportion (per_node seconds a node), bounds from `bound` up by 2; stopped, as a
-    Driver is, at its deadline."""
+    in proportion (per_node seconds a node, on its cpu clock), bounds from `bound` up by 2;
+    stopped, as a Driver is, at its deadline."""
 
     def __init__(self, bound: int, per_node: float, problem) -> None:
         self.bound, self.per_node, self.problem = bound, per_node, problem
         self.deadline = self.listener = None
         self.steps = 0
+        self.cpu = 0.0
 
     def start(self, state=None):
         return SearchState(self.bound)
 
     def step(self, state):
         nodes = 10 ** (len(state.iterations) + 1)
-        end = time.process_time() + nodes * self.per_node
+        begin = time.thread_time()
         self.steps += 1
-        while time.process_time() < end:
+        while time.thread_time() < begin + nodes * self.per_node:
             if self.deadline is not None and time.monotonic() > self.deadline:  # as a Driver at its time limit
+                self.cpu += time.thread_time() - begin
                 return "timeout", []
+        self.cpu += time.thread_time() - begin
         state.iterations.append(Iteration(state.bound, nodes, 2 * nodes, nodes * self.per_node, 1))
         state.bound += 2
         return "exhausted", []
@@ -207,6 +211,34 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
     assert r.winner == 0 and r.outcome is None and not stop.requested
     assert cheap.steps == 4 and strong.steps == 3, (cheap.steps, strong.steps, r.legs)
     assert r.legs[1].bound == 14 < r.legs[0].bound and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
+
+
+def test_a_race_weighs_its_legs_by_their_own_threads_cpu_not_the_process(pdb_dir):
+    """A thread burning CPU beside the race (a bounded search's beams) counts in neither leg:
+    each leg's seconds are its driver's kernels' CPU, on their own threads' clocks. Weighed
+    by the process's CPU instead, the burner's share during the race counted in the legs."""
+    stop = StopFlag()
+    cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
+    d_cheap, d_strong = drivers([cheap, strong], stop)
+    halt, burnt = threading.Event(), []
+
+    def burn() -> None:
+        begin = time.thread_time()
+        while not halt.is_set():
+            pass
+        burnt.append(time.thread_time() - begin)
+
+    process = time.process_time()
+    burner = threading.Thread(target=burn)
+    burner.start()
+    r = race(d_cheap, d_strong, ("blind", "5-5-5"), stop, seconds=0.5)
+    halt.set()
+    burner.join()
+    process = time.process_time() - process
+    legs = sum(leg.seconds for leg in r.legs)
+    assert burnt[0] > 0.1 and legs > 0.2, (burnt, r.legs)  # (both ran)
+    assert legs + burnt[0] <= process + 0.05, (legs, burnt, process)
+    assert r.legs[0].seconds == pytest.approx(d_cheap.cpu) and r.legs[1].seconds == pytest.approx(d_strong.cpu)
 
 
 def test_linear_conflict_as_a_side_races_and_the_answer_is_optimal(pdb_dir):

@@ -71,6 +71,9 @@ def test_bench_within_checks_each_bound(pdb_dir):
     r = run(*PY, "scripts/bench_within.py", "--file", "data/korf100.txt", "1", "2", *common)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "within 1.1 proven in 60 s: 2 of 2 boards" in r.stdout
+    rows = [ln.split() for ln in r.stdout.splitlines()[1:3]]
+    assert f"length: mean {sum(int(row[1]) for row in rows) / 2:.1f}, lower bound: mean " \
+           f"{sum(int(row[2]) for row in rows) / 2:.1f}" in r.stdout
     r = run(*PY, "scripts/bench_within.py", "--size", "4", "--random", "2", "--seed", "3", *common)
     assert r.returncode == 0 and "gap: median" in r.stdout, r.stdout + r.stderr
     # Boards of the seeded sample on their own: the same boards, under their own names.

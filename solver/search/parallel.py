@@ -61,6 +61,10 @@ class Driver:
         # A backend far away (Dask) says how many seconds of this machine's threads a split
         # iteration may be expected to take and still be searched here, on them (nearby_seconds).
         self.nearby = ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
+        # CPU seconds its kernels have taken, on the threads that ran them (each thread's own
+        # clock: not the process's other threads, a bounded search's beams beside it): what a
+        # race (search.race) weighs its legs by. Chunks in flight count once they come back.
+        self.cpu = 0.0
         self._frontier: tuple[np.ndarray, np.ndarray] | None = None
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
@@ -127,10 +131,12 @@ class Driver:
         started = time.monotonic()
 
         def call() -> int:
-            return kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state,
-                                         self.root.paths, self.root.first, state.bound, self.parity,
-                                         min(ROOT_SMALL, self.split_nodes // 100), budget, self.stop.flag, rows,
-                                         solution)
+            cpu = time.thread_time()  # (of the thread that runs the kernel: this one, or ida-0)
+            k = kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state,
+                                      self.root.paths, self.root.first, state.bound, self.parity,
+                                      min(ROOT_SMALL, self.split_nodes // 100), budget, self.stop.flag, rows, solution)
+            self.cpu += time.thread_time() - cpu
+            return k
 
         k = self._waiting(call) if threaded else call()
         ended = time.monotonic()
@@ -208,7 +214,7 @@ class Driver:
             order = order[keep]
             weights = None if weights is None else weights[keep]
         budget = self._begin(state, subtrees, estimate)
-        started = time.monotonic()
+        started, cpu = time.monotonic(), self.cpu
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
         backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
@@ -220,7 +226,9 @@ class Driver:
         while True:
             if not done:
                 done = backend.wait(TICK)
-            for indices, res, sol in rows.take():
+            batches = rows.take()
+            self.cpu = cpu + rows.cpu  # (before the listener looks)
+            for indices, res, sol in batches:
                 status = res[:, STATUS]
                 limited = status == LIMIT
                 limit = limit or bool(limited.any())

@@ -14,7 +14,10 @@ finished bound B within S. The one that finished B in less CPU time goes on from
 state: both legs are ordinary single-heuristic searches, so the winner's state is what a
 search with that heuristic alone would have reached (its iterations, its checkpoint), and
 the answer is optimal whichever wins. CPU time, not wall: a small iteration runs on one
-thread, a big one on all. The loser's work, about S, is counted in the totals.
+thread, a big one on all. And the CPU of each leg's own kernels (Driver.cpu, on the clocks
+of the threads that ran them), not the process's: in a bounded search (solver.anytime) the
+beams beside IDA* take about half of it, and would weigh on both legs. The loser's work,
+about S, is counted in the totals.
 
 The strong leg gives up before an iteration it is expected to lose in: one that would
 take its CPU past RACE_MARGIN * S, its last iteration's CPU times their growth in nodes
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .parallel import Driver
-from .state import Iteration, Listener, Outcome, SearchState, StopFlag
+from .state import Iteration, Outcome, SearchState, StopFlag
 
 RACE_SECONDS = 2.0  # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
 RACE_MARGIN = 1.25  # the strong leg gives up before an iteration expected to take its CPU past this times the cheap one's
@@ -100,43 +103,42 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
          seconds: float = RACE_SECONDS, deadline: float | None = None) -> Race:
     """Race two drivers of one board (see the module docstring); deadline: the search's own
     time limit (time.monotonic()), which ends the race like any stop."""
-    c0 = time.process_time()
+    c0 = cheap.cpu
     state = cheap.start()
     if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
         return Race(0, state, Outcome("found", [cheap.problem.blank], state), [_leg(names[0], state, 0.0)])
     while True:
-        c = time.process_time()
+        c = cheap.cpu
         status, path = cheap.step(state)
         if status != "exhausted":
-            return Race(0, state, Outcome(status, path, state), [_leg(names[0], state, time.process_time() - c0)])
-        if _next_cpu(state, time.process_time() - c) >= seconds:
+            return Race(0, state, Outcome(status, path, state), [_leg(names[0], state, cheap.cpu - c0)])
+        if _next_cpu(state, cheap.cpu - c) >= seconds:
             break
-    first = _leg(names[0], state, time.process_time() - c0)
-    c1 = time.process_time()
+    first = _leg(names[0], state, cheap.cpu - c0)
+    c1 = strong.cpu
     saved = strong.deadline, strong.listener
     # Stopped once it has used the cheap one's CPU time (checked between subtrees), or at a
     # wall-clock limit well after that whatever the threads. (Its small iterations run on one
     # thread, as the cheap one's did: split into subtrees they cost 0.05-0.25 s of CPU each.)
     limit = time.monotonic() + 2 * first.seconds + 0.5
     strong.deadline = limit if deadline is None else min(deadline, limit)
-    strong.listener = _CpuLimit(strong.listener, stop, c1 + first.seconds)
+    strong.listener = _CpuLimit(strong, stop, c1 + first.seconds)
     try:
         other = strong.start()
         last = None  # CPU seconds of the strong leg's last step, where that step searched one iteration
         while not other.iterations or other.iterations[-1].bound < first.bound:
-            if last is not None and time.process_time() - c1 + _next_cpu(other, last) > RACE_MARGIN * first.seconds:
+            if last is not None and strong.cpu - c1 + _next_cpu(other, last) > RACE_MARGIN * first.seconds:
                 break  # it is expected to lose: the cheap one goes on
-            c, done = time.process_time(), len(other.iterations)
+            c, done = strong.cpu, len(other.iterations)
             status, path = strong.step(other)
-            last = time.process_time() - c if done >= 1 and len(other.iterations) == done + 1 else None
+            last = strong.cpu - c if done >= 1 and len(other.iterations) == done + 1 else None
             if status == "found":
-                return Race(1, other, Outcome(status, path, other),
-                            [first, _leg(names[1], other, time.process_time() - c1)])
+                return Race(1, other, Outcome(status, path, other), [first, _leg(names[1], other, strong.cpu - c1)])
             if status != "exhausted":
                 break
     finally:
         strong.deadline, strong.listener = saved
-    second = _leg(names[1], other, time.process_time() - c1)
+    second = _leg(names[1], other, strong.cpu - c1)
     # The race's own limits (CPU, or the leg's wall clock before the search's deadline) are
     # cleared whoever wins: the strong leg may finish the deciding bound just as its limit
     # passes (its tables read from a cold disk: wall far above CPU), and the winner must go on.
@@ -151,10 +153,10 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
 
 
 class _CpuLimit:
-    """A listener that stops the strong leg once the process's CPU time passes `until`."""
+    """A listener that stops the strong leg once its driver's CPU time passes `until`."""
 
-    def __init__(self, inner: Listener | None, stop: StopFlag, until: float) -> None:
-        self.inner, self.stop, self.until = inner, stop, until
+    def __init__(self, driver: Driver, stop: StopFlag, until: float) -> None:
+        self.inner, self.driver, self.stop, self.until = driver.listener, driver, stop, until
 
     def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
         if self.inner:
@@ -163,7 +165,7 @@ class _CpuLimit:
     def subtrees_done(self, state: SearchState, done: int, total: int, elapsed: float) -> None:
         if self.inner:
             self.inner.subtrees_done(state, done, total, elapsed)
-        if time.process_time() > self.until and not self.stop.requested:
+        if self.driver.cpu > self.until and not self.stop.requested:
             self.stop.request("race")
 
     def iteration_finished(self, state: SearchState, it: Iteration) -> None:

@@ -183,12 +183,16 @@ class Rows:
         self.lock = threading.Lock()
         self.batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.record = record
+        self.cpu = 0.0  # CPU seconds the chunks put so far took
 
     def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray, worker: str = "",
-            start: float = 0.0, end: float = 0.0) -> None:
-        """A chunk's rows; worker, start and end (time.monotonic()) say who searched it when."""
+            start: float = 0.0, end: float = 0.0, cpu: float | None = None) -> None:
+        """A chunk's rows; worker, start and end (time.monotonic()) say who searched it when;
+        cpu: the CPU seconds its kernel took on its thread (None: end - start, a kernel on a
+        core of its own, as a Dask worker runs it)."""
         with self.lock:
             self.batches.append((indices, rows, solution))
+            self.cpu += end - start if cpu is None else cpu
         if self.record is not None:
             self.record(indices, rows, worker, start, end)
 

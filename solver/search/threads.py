@@ -75,14 +75,14 @@ class ThreadBackend:
                     rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64),
                              threading.current_thread().name, now, now)
                     return
-                started = time.monotonic()
+                started, cpu = time.monotonic(), time.thread_time()
                 res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
-                ended = time.monotonic()
+                ended, cpu = time.monotonic(), time.thread_time() - cpu
                 expanded = int(res[:, EXPANDED].sum())
                 with lock:
                     spent[0] += expanded
                     self.rate.add(expanded, ended - started)
-                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, ended)
+                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, ended, cpu)
 
         self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
                         for i in range(min(self.jobs, len(indices)))]
