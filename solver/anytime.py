@@ -3,16 +3,17 @@
 Searches for the two bounds run side by side on the same admissible heuristic:
 
 - the upper bound: a beam search of width 1,024 (solver.search.beam: a first solution in
-  about a second, on every board up to 7x7), then weighted A* (solver.search.best_first)
-  with falling weights (3, 2, 1.5, ... 1.02), each run held to a node limit, until one
-  reaches it (greedy search then, if none has found a solution yet); then beam searches of
+  about a second, on every board up to 7x7), then on boards up to 6x6 weighted A*
+  (solver.search.best_first) with falling weights (3, 2, 1.5, ... 1.02), each run held to a
+  node limit, until one reaches it (greedy search then, if none has found a solution yet); then beam searches of
   widths 4,096 to 262,144, four times wider each time, keeping only states that could still
   lead to a solution shorter than the best (depth + h below its length), and where the plan
   races two heuristics (5x5's best) beams on the stronger one too. After each of these
   the best solution's windows are searched again (solver.shorten: on 24-puzzles and smaller
   those that end with the blank in a corner, with the board's own tables; on 6x6 all, with
-  linear conflict). Every solution shorter than the best so far becomes the answer (its moves
-  are replayed to the goal before it is kept);
+  linear conflict; on 7x7 all, with linear conflict, before a beam foreseen not to end before
+  the time-out, and after the last beam). Every solution shorter than the best so far
+  becomes the answer (its moves are replayed to the goal before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
@@ -60,6 +61,18 @@ SHORTEN_CELLS = range(26, 37)
 # 2-8 moves in 3-4 s (7 boards); on 6x6 windows of 30 moves already pass its node limit
 # (one board of three lost 4 moves of 217, in 7 s).
 ANCHORED_CELLS = range(2, 26)
+# Boards whose windows are searched again (solver.shorten, linear conflict) only before a beam
+# foreseen not to end before the time-out (its width over the last one's, times the last one's
+# time) and after the last beam; the beam runs after them still, in case it ends. On 7x7 windows
+# after every beam took the time wider beams shorten more with, but on a 16,384- or 65,536-wide
+# beam's answer they are over in 3-4 s (a 1,024-wide one's: 72 s, so never before the second
+# beam); with this and no weighted A*, boards 1-8 of the seeded 100 came out at 2,668 moves in
+# 120 s against 2,718.
+LAST_WINDOWS_CELLS = range(37, 50)
+# Boards on which weighted A* runs between the first beam and the wider ones: on 7x7, held to
+# NODES, it took 17-21 s and found nothing shorter than the first beam on each of four random
+# boards (2026-12-02), time the beams of width 4,096 to 65,536 shorten the answer with.
+WEIGHTED_CELLS = range(2, 37)
 POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
 # Expansions a window may take in the window searches that take IDA*'s cores when it hands
 # them over (solver.handover), in turn: on five 24-puzzles that missed 5% by one step, windows
@@ -206,10 +219,11 @@ def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | N
 
 
 def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
-             searched: set[tuple[bytes, bytes]]) -> None:
+             searched: set[tuple[bytes, bytes]], last: bool = False) -> None:
     """The best solution's windows searched again (solver.shorten): on boards of
     ANCHORED_CELLS those ending with the blank in a corner, with the plan's own tables; on
-    boards of SHORTEN_CELLS every window, with linear conflict. searched: the anchored
+    boards of SHORTEN_CELLS, and wherever the caller asks (last: on LAST_WINDOWS_CELLS), every
+    window, with linear conflict. searched: the anchored
     windows searched already, kept for the board."""
     from .shorten import shorten, shorten_anchored
 
@@ -219,8 +233,17 @@ def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], b
         return
     if board.shape.n in ANCHORED_CELLS:
         best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched) or best
-    if board.shape.n in SHORTEN_CELLS:
+    if board.shape.n in SHORTEN_CELLS or last:
         shorten(best, finished, bounds.offer)
+
+
+def _ends_in_time(board: Board, last: tuple[int, float], width: int, timeout_at: float | None) -> bool:
+    """Whether a beam of this width is foreseen to end before the time-out, on boards of
+    LAST_WINDOWS_CELLS (elsewhere: True): last is the width and seconds of the last beam on
+    the same heuristic, and a beam's time grows with its width."""
+    if board.shape.n not in LAST_WINDOWS_CELLS or timeout_at is None:
+        return True
+    return time.perf_counter() + last[1] * width / last[0] <= timeout_at
 
 
 def _deep_windows(plan: Plan, bounds: _Bounds, finished: Callable[[], bool]) -> None:
@@ -336,11 +359,13 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
     ida.start()
     reason = None
+    timeout_at = None if plan.options.timeout is None else start + plan.options.timeout
     try:
         _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
+        last = (widths[0], 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
         searched: set[tuple[bytes, bytes]] = set()
         _shorten(board, plan, bounds, finished, searched)
-        for w in weights:
+        for w in weights if board.shape.n in WEIGHTED_CELLS else ():
             with bounds.lock:
                 reason = met()
             if reason is not None:
@@ -353,8 +378,15 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 reason = met()
             if reason is not None:
                 break
+            if heuristic is None and not _ends_in_time(board, last, width, timeout_at):
+                _shorten(board, plan, bounds, finished, searched, last=True)  # (a gain it may not give)
+            began = time.perf_counter()
             _beam(board, plan, bounds, width, finished, heuristic)
+            if heuristic is None:
+                last = (width, time.perf_counter() - began)
             _shorten(board, plan, bounds, finished, searched)
+        if board.shape.n in LAST_WINDOWS_CELLS:  # (the time the last beam leaves)
+            _shorten(board, plan, bounds, finished, searched, last=True)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)

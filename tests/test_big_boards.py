@@ -3,6 +3,7 @@ scrambles, the optimal search and the bounded one answer on them, and the comman
 take their size."""
 import contextlib
 import json
+import time
 
 import numpy as np
 import pytest
@@ -83,6 +84,50 @@ def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tabl
     lengths = [u["length"] for u in result.updates if u["length"] is not None]
     assert sol.algorithm == "window" and lengths == sorted(lengths, reverse=True) and lengths[0] > sol.length
     assert sol.boards()[-1] == make_goal(board.shape, "blank-last") and result.lower_bound < sol.length
+
+
+def test_a_7x7_beam_foreseen_not_to_end_in_time_waits_for_the_windows(big_tables):
+    """A beam of width 4,194,304 after one of 2,048 would take two thousand times as long: the
+    answer's windows are searched again first (solver.shorten), and their shorter answer, which
+    replays and stays above the proven bound, is the one the time-out leaves."""
+    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    goal = make_goal(board.shape, "blank-last")
+    _, frame = api.prepare(board, "blank-last")
+    warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=1))
+    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 8 s below)
+        solve_bounded(board, warm, within=1.05, weights=(), widths=(1024,))
+    api.solve(scramble(goal, 20, np.random.default_rng(1)), heuristic="linear-conflict", jobs=1)  # (the windows')
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=8))
+    result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024, 2048, 1 << 22))
+    sol = result.solution
+    lengths = [u["length"] for u in result.updates if u["length"] is not None]
+    assert sol.algorithm == "window" and lengths == sorted(lengths, reverse=True) and lengths[0] > sol.length
+    assert sol.boards()[-1] == goal and result.lower_bound < sol.length
+
+
+def test_no_weighted_astar_on_7x7(big_tables, monkeypatch):
+    """On 7x7 weighted A* held to its node limit found nothing in 17-21 s: the beams after the
+    first one come straight after it."""
+    from solver import anytime
+
+    called = []
+    monkeypatch.setattr(anytime, "_weighted", lambda *a: called.append(a[3]) or False)
+    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    _, frame = api.prepare(board, "blank-last")
+    plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=3))
+    solve_bounded(board, plan, within=1.05, weights=(3.0,), widths=(1024,))
+    assert called == []
+
+
+def test_a_beam_is_foreseen_by_the_last_ones_time_on_7x7_only():
+    from solver.anytime import _ends_in_time
+
+    seven, six = (make_goal(Shape(k, k), "blank-last") for k in (7, 6))
+    now = time.perf_counter()
+    assert not _ends_in_time(seven, (1024, 1.0), 4096, now + 3.5)  # (4 s foreseen)
+    assert _ends_in_time(seven, (1024, 1.0), 4096, now + 60)
+    assert _ends_in_time(seven, (1024, 1.0), 4096, None)  # (no time-out)
+    assert _ends_in_time(six, (1024, 1.0), 4096, now + 3.5)  # (6x6 searches its windows after each beam)
 
 
 def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
