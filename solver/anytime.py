@@ -14,7 +14,8 @@ Searches for the two bounds run side by side on the same admissible heuristic:
   linear conflict; on 7x7 all, with linear conflict, before a beam foreseen not to end before
   the time-out, and after the last beam). Every solution shorter than the best so far
   becomes the answer (its moves are replayed to the goal before it is kept);
-- the lower bound: IDA* as the optimal search runs it (every core, move pruning, races). An
+- the lower bound: IDA* as the optimal search runs it (every core, move pruning, races),
+  started once the first beam has ended (its threads would take the first beam's core). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
   With a time-out, on boards up to 5x5, IDA* stops once its iteration is foreseen not to end
@@ -219,12 +220,12 @@ def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | N
 
 
 def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
-             searched: set[tuple[bytes, bytes]], last: bool = False) -> None:
+             searched: set[tuple[bytes, bytes]], every_window: bool = False) -> None:
     """The best solution's windows searched again (solver.shorten): on boards of
     ANCHORED_CELLS those ending with the blank in a corner, with the plan's own tables; on
-    boards of SHORTEN_CELLS, and wherever the caller asks (last: on LAST_WINDOWS_CELLS), every
-    window, with linear conflict. searched: the anchored
-    windows searched already, kept for the board."""
+    boards of SHORTEN_CELLS, and wherever the caller asks (every_window: on LAST_WINDOWS_CELLS),
+    every window, with linear conflict. searched: the anchored windows searched already, kept
+    for the board."""
     from .shorten import shorten, shorten_anchored
 
     with bounds.lock:
@@ -233,7 +234,7 @@ def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], b
         return
     if board.shape.n in ANCHORED_CELLS:
         best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched) or best
-    if board.shape.n in SHORTEN_CELLS or last:
+    if board.shape.n in SHORTEN_CELLS or every_window:
         shorten(best, finished, bounds.offer)
 
 
@@ -308,8 +309,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     ida_stop = StopFlag()
     ida_out: dict = {}
     # A time-out and a second upper-bound search to take IDA*'s cores: only then can they be handed over.
-    deadline = None if plan.options.timeout is None or board.shape.n not in ANCHORED_CELLS \
-        else start + plan.options.timeout
+    timeout_at = None if plan.options.timeout is None else start + plan.options.timeout
+    deadline = timeout_at if board.shape.n in ANCHORED_CELLS else None
     helper: list[threading.Thread] = []
 
     def judge(state: SearchState, elapsed: float) -> None:
@@ -325,7 +326,10 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
 
     def lower() -> None:
         try:
-            ida_out["solution"] = run(board, plan, Control(stop=ida_stop, listener=_LowerBound(bounds, judge),
+            # (started after the first beam: the time left, not the whole time-out, as IDA* keeps the time)
+            ida_plan = plan if timeout_at is None else dataclasses.replace(
+                plan, options=dataclasses.replace(plan.options, timeout=max(timeout_at - time.perf_counter(), 1e-3)))
+            ida_out["solution"] = run(board, ida_plan, Control(stop=ida_stop, listener=_LowerBound(bounds, judge),
                                                            backend=control.backend, split_nodes=control.split_nodes))
         except SearchStopped as e:
             ida_out["stopped"] = e
@@ -357,11 +361,10 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             return met() is not None
 
     ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
-    ida.start()
     reason = None
-    timeout_at = None if plan.options.timeout is None else start + plan.options.timeout
     try:
         _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
+        ida.start()  # (only now: its threads, one a core, would slow the first beam)
         last = (widths[0], 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
         searched: set[tuple[bytes, bytes]] = set()
         _shorten(board, plan, bounds, finished, searched)
@@ -379,20 +382,22 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             if reason is not None:
                 break
             if heuristic is None and not _ends_in_time(board, last, width, timeout_at):
-                _shorten(board, plan, bounds, finished, searched, last=True)  # (a gain it may not give)
+                # (the windows' gain now, before a beam whose answer the time-out may never let come)
+                _shorten(board, plan, bounds, finished, searched, every_window=True)
             began = time.perf_counter()
             _beam(board, plan, bounds, width, finished, heuristic)
             if heuristic is None:
                 last = (width, time.perf_counter() - began)
             _shorten(board, plan, bounds, finished, searched)
         if board.shape.n in LAST_WINDOWS_CELLS:  # (the time the last beam leaves)
-            _shorten(board, plan, bounds, finished, searched, last=True)
+            _shorten(board, plan, bounds, finished, searched, every_window=True)
         with bounds.lock:
             while (reason := met()) is None:
                 bounds.lock.wait(POLL)
     finally:
         ida_stop.request(reason or "stopped")
-        ida.join()
+        if ida.ident is not None:  # (started)
+            ida.join()
         for t in helper:
             t.join()
     if "error" in ida_out:

@@ -295,3 +295,47 @@ def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(p
     # (it ends at the time-out, or sooner where the two bounds meet: never when IDA* stops)
     assert result.reason == "optimal" or (result.reason == "timeout" and seconds >= 2.9), (result.reason, seconds)
     assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+
+
+def test_ida_starts_only_once_the_first_beam_has_ended(distances, monkeypatch):
+    """IDA*'s threads, one a core, would take the first beam's core: the lower bound's search
+    starts when the first beam has its answer, and still proves the optimum."""
+    import threading
+
+    import solver.anytime as anytime
+
+    real, alive = anytime._beam, []
+
+    def beam(*args, **kwargs):
+        alive.append(any(t.name == "anytime lower bound" and t.is_alive() for t in threading.enumerate()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(anytime, "_beam", beam)
+    board = "8 6 7 2 5 4 3 _ 1"
+    b, plan = plan_for(board, 3, 3)
+    result = solve_bounded(b, plan, 1.0, weights=())
+    assert alive and alive[0] is False
+    assert result.optimal and result.solution.length == distances[(3, 3)][tuple(b.tiles.tolist())]
+
+
+def test_a_slow_first_beam_leaves_ida_the_time_left_not_the_whole_time_out(monkeypatch):
+    """IDA* keeps the time, and it starts after the first beam: it gets the time-out's
+    remainder, so the search ends at the time-out however long the first beam took."""
+    import solver.anytime as anytime
+
+    real, calls = anytime._beam, []
+
+    def beam(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(anytime, "_beam", beam)
+    b, frame = prepare("11 14 13 1 2 3 12 4 15 7 9 5 10 6 8 0", "blank-first")  # 66 moves: long on Manhattan distance
+    plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", jobs=1, timeout=2))
+    started = time.perf_counter()
+    result = solve_bounded(b, plan, 1.0, weights=())
+    seconds = time.perf_counter() - started
+    assert result.reason == "timeout" and result.lower_bound <= 66 <= result.solution.length
+    assert 1.9 <= seconds < 2.7, seconds  # (with the whole time-out from IDA*'s start: 3 s)
