@@ -3,7 +3,8 @@
 Searches for the two bounds run side by side on the same admissible heuristic:
 
 - the upper bound: a beam search of width 1,024 (solver.search.beam: a first solution in
-  about a second, on every board up to 7x7), then on boards up to 6x6 weighted A*
+  about a second, on boards up to 7x7; held to a depth, twice as wide again where it finds
+  none there: FIRST_REACH), then on boards up to 6x6 weighted A*
   (solver.search.best_first) with falling weights (3, 2, 1.5, ... 1.02), each run held to a
   node limit, until one reaches it (greedy search then, if none has found a solution yet); then beam searches of
   widths 4,096 to 262,144, four times wider each time, keeping only states that could still
@@ -52,6 +53,11 @@ WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
 WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
 RIVAL_WIDTH = 65_536  # the widest beam on a race's rival heuristic (about 0.1 GB with cr14)
+# How deep the first beams may go, in multiples of h at the start (depth + h below it): past it a
+# beam has lost its way. On the seeded 7x7 hundred (`strong`, width 1,024) 85 first beams found
+# 1.5-2.3 times h, the other 15 2.8-14.8 times (3,681 moves on one, in 8 s) or nothing in 10,000
+# moves (26 s); held to 3 times, beams of width 2,048 found 1.6-2.1 times h on 14 of those 15.
+FIRST_REACH = 2.5
 # Boards whose solutions are shortened window by window (solver.shorten), in cells: on 6x6 it
 # took the mean length of eight random boards' answers from 201 to 195 in 60 s; on 7x7 its
 # windows took the time the wider beams had shortened more with (3 boards: 433, 382, 603 moves
@@ -186,15 +192,17 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
 
 
 def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool],
-          heuristic: Heuristic | None = None) -> None:
+          heuristic: Heuristic | None = None, reach: int | None = None) -> None:
     """One beam search for a solution shorter than the best so far (stopped once finished()),
-    on the plan's heuristic or the one given (its rival)."""
+    on the plan's heuristic or the one given (its rival); keeping only states with depth + h
+    below reach, where given and shorter."""
     from .api import solution_from_path
     from .search.beam import FOUND, beam_kernel
 
     h = heuristic or plan.heuristic
     with bounds.lock:
         below = bounds.best.length if bounds.best is not None else 10 ** 4
+    below = below if reach is None else min(below, reach)
     canon = plan.frame.to_canonical(board)
     started = time.perf_counter()
     with _stopped_once(finished) as flag:
@@ -203,6 +211,26 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
     if status == FOUND:
         bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,} on {h.name}",
                                         generated, time.perf_counter() - started))
+
+
+def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int, ...],
+                    finished: Callable[[], bool]) -> int:
+    """Beams of widths[0], then twice as wide, up to widths[1], each held to FIRST_REACH times
+    the bound at the start, until one finds a solution (a beam that would go deeper has lost
+    its way: a wider one finds a shorter solution sooner); past them, where none did, a beam of
+    widths[0] held to nothing (a weak heuristic's start, as Manhattan distance on small boards).
+    Returns the widest tried."""
+    reach = max(int(FIRST_REACH * bounds.lower), 1)
+    width, widest = widths[0], max(widths[:2])
+    while True:
+        _beam(board, plan, bounds, width, finished, reach=reach)
+        if bounds.best is not None or finished():
+            return width
+        if width >= widest:
+            break
+        width = min(2 * width, widest)
+    _beam(board, plan, bounds, widths[0], finished)
+    return width
 
 
 def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | None]]:
@@ -232,8 +260,10 @@ def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], b
         best = bounds.best
     if best is None:
         return
-    if board.shape.n in ANCHORED_CELLS:
-        best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched) or best
+    if board.shape.n in ANCHORED_CELLS:  # (the flag stops a window's search part way: one can take a second)
+        with _stopped_once(finished) as flag:
+            best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched,
+                                    control=Control(stop=flag)) or best
     if board.shape.n in SHORTEN_CELLS or every_window:
         shorten(best, finished, bounds.offer)
 
@@ -363,9 +393,9 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
     reason = None
     try:
-        _beam(board, plan, bounds, widths[0], finished)  # a first solution in about a second, on any board
-        ida.start()  # (only now: its threads, one a core, would slow the first beam)
-        last = (widths[0], 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
+        tried = _first_solution(board, plan, bounds, widths, finished)  # (in a second or two, on any board)
+        ida.start()  # (only now: its threads, one a core, would slow the first beams)
+        last = (tried, 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
         searched: set[tuple[bytes, bytes]] = set()
         _shorten(board, plan, bounds, finished, searched)
         for w in weights if board.shape.n in WEIGHTED_CELLS else ():
@@ -376,7 +406,7 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             if not _weighted(board, plan, bounds, w, nodes, finished):
                 break  # (a lower weight would need more nodes still)
         _shorten(board, plan, bounds, finished, searched)
-        for width, heuristic in _beams(plan, widths[1:]):
+        for width, heuristic in _beams(plan, tuple(w for w in widths[1:] if w > tried)):
             with bounds.lock:
                 reason = met()
             if reason is not None:

@@ -213,6 +213,67 @@ def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, 
     assert improved > 0
 
 
+LOST_WAY = "15 4 9 10 6 12 0 7 5 2 14 11 8 3 13 1"  # 4x4: Manhattan distance 43, a beam of width 8 finds 307 moves
+
+
+def test_a_first_beam_that_loses_its_way_is_cut_and_a_wider_one_finds_a_shorter_solution():
+    """A narrow beam on a weak heuristic wanders (307 moves on a board whose Manhattan distance
+    is 43): the first beams are held to FIRST_REACH times h at the start, and the one twice as
+    wide finds a solution within it, which replays."""
+    from solver.anytime import FIRST_REACH, _beam, _Bounds, _first_solution
+
+    b, plan = plan_for(LOST_WAY, 4, 4)
+    h0 = int(plan.heuristic(plan.frame.to_canonical(b)))
+    free = _Bounds(None, 0.0)
+    _beam(b, plan, free, 8, lambda: False)
+    assert free.best.length > FIRST_REACH * h0  # (the case is real: held to nothing, it goes that far)
+    bounds = _Bounds(None, 0.0)
+    bounds.lower = h0
+    assert _first_solution(b, plan, bounds, (8, 32), lambda: False) == 16
+    assert bounds.best.length < FIRST_REACH * h0 and bounds.best.length < free.best.length
+    assert replay(tuple(b.tiles.tolist()), bounds.best.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+
+
+def test_first_beams_widen_to_the_second_width_then_one_goes_as_deep_as_it_must(monkeypatch):
+    """Where no held beam finds a solution (a weak heuristic's start far below the distance),
+    one of the first width, held to nothing, still looks for it."""
+    import solver.anytime as anytime
+
+    calls = []
+    monkeypatch.setattr(anytime, "_beam", lambda *a, reach=None, **k: calls.append((a[3], reach)))
+    b, plan = plan_for(LOST_WAY, 4, 4)
+    bounds = anytime._Bounds(None, 0.0)
+    bounds.lower = 43
+    assert anytime._first_solution(b, plan, bounds, (8, 48, 1024), lambda: False) == 48
+    reach = int(anytime.FIRST_REACH * 43)
+    assert calls == [(8, reach), (16, reach), (32, reach), (48, reach), (8, None)]
+
+
+def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(monkeypatch):
+    """The beams after the first solution's start at the first width wider than those tried,
+    held to the best length only, and the answer stays above the distance and replays."""
+    import solver.anytime as anytime
+
+    real, calls = anytime._beam, []
+
+    def beam(*args, **kwargs):
+        calls.append((args[3], kwargs.get("reach")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(anytime, "_beam", beam)
+    monkeypatch.setattr(anytime, "_shorten", lambda *a, **k: None)  # (its windows would take the time)
+    b, plan = plan_for(LOST_WAY, 4, 4)
+    plan = dataclasses.replace(plan, options=dataclasses.replace(plan.options, timeout=2.0))  # (optimal: 40 s)
+    result = solve_bounded(b, plan, 1.0, weights=(), widths=(8, 32, 128))
+    reach = int(anytime.FIRST_REACH * 43)
+    assert calls[:2] == [(8, reach), (16, reach)] and [w for w, r in calls[2:4]] == [32, 128]
+    assert all(r is None for w, r in calls[2:])
+    first = next(u["length"] for u in result.updates if u["length"] is not None)
+    assert first < reach and result.lower_bound <= result.solution.length <= first
+    assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(
+        plan.frame.goal.tiles.tolist())
+
+
 def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tmp_path):
     """With a plan that races two heuristics (here 4-4 against a catalogue of three partitions),
     the bounded search also runs beams on the rival, up to RIVAL_WIDTH: what they offer is
