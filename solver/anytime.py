@@ -16,7 +16,7 @@ Searches for the two bounds run side by side on the same admissible heuristic:
   the time-out, and after the last beam). Every solution shorter than the best so far
   becomes the answer (its moves are replayed to the goal before it is kept);
 - the lower bound: IDA* as the optimal search runs it (every core, move pruning, races),
-  started once the first beam has ended (its threads would take the first beam's core). An
+  started once the first solution's beams have ended (its threads would take their core). An
   iteration with bound b starts only when every path shorter than b has been searched without
   reaching the goal, so no solution is shorter than b; the first bound is h at the start.
   With a time-out, on boards up to 5x5, IDA* stops once its iteration is foreseen not to end
