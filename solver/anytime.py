@@ -56,7 +56,7 @@ RIVAL_WIDTH = 65_536  # the widest beam on a race's rival heuristic (about 0.1 G
 # How deep the first beams may go, in multiples of h at the start (depth + h below it): past it a
 # beam has lost its way. On the seeded 7x7 hundred (`strong`, width 1,024) 85 first beams found
 # 1.5-2.3 times h, the other 15 2.8-14.8 times (3,681 moves on one, in 8 s) or nothing in 10,000
-# moves (26 s); held to 3 times, beams of width 2,048 found 1.6-2.1 times h on 14 of those 15.
+# moves (26 s); held so, beams of width 2,048 found 1.6-2.0 times h on 14 of those 15 (r100: 4,096).
 FIRST_REACH = 2.5
 # Boards whose solutions are shortened window by window (solver.shorten), in cells: on 6x6 it
 # took the mean length of eight random boards' answers from 201 to 195 in 60 s; on 7x7 its
