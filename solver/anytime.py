@@ -301,13 +301,14 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
     stop, the bound met, IDA* done): the kernels read one flag, so a thread relays finished()
     to it while the block runs."""
     flag = StopFlag()
+    woken = threading.Event()  # (set when the block ends: the relay need not sleep out its POLL first)
 
     def relay() -> None:
         while not flag.requested:
             if finished():
                 flag.request("stopped")
                 return
-            time.sleep(POLL)
+            woken.wait(POLL)
 
     watch = threading.Thread(target=relay, daemon=True)
     watch.start()
@@ -315,6 +316,7 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
         yield flag
     finally:
         flag.request("done")
+        woken.set()
         watch.join()
 
 
