@@ -384,8 +384,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
                 return "optimal"
             if within is not None and bounds.best.length <= within * bounds.lower:
                 return "within"
-        if helper and time.perf_counter() >= deadline:  # (IDA*, which kept the time, has handed over)
-            return "timeout"
+        if timeout_at is not None and time.perf_counter() >= timeout_at:
+            return "timeout"  # (before IDA* starts, the first beams' time; after a hand-over, the windows')
         return None
 
     def finished() -> bool:
@@ -437,8 +437,10 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     if "solution" in ida_out:
         bounds.offer(ida_out["solution"])
         bounds.raise_lower(ida_out["solution"].length)
-    if bounds.best is None:
-        raise ida_out["stopped"]
+    if bounds.best is None:  # (said with the whole search's time: IDA* may have started only at the end)
+        e = ida_out["stopped"]
+        raise SearchStopped(e.reason, e.algorithm, e.lower_bound, e.nodes_expanded, e.nodes_generated,
+                            time.perf_counter() - start, e.iterations, e.resumed_from)
     best = bounds.best
     proven = bounds.lower
     # (in a race both sides' iterations prove bounds: the bound is the higher, from either)

@@ -16,7 +16,8 @@ import pytest
 
 from patterndb import Shape, make_goal, random_board
 from solver.anytime import solve_bounded
-from solver.api import Control, Options, make_plan, prepare
+from solver.api import Control, Options, make_plan, prepare, run
+from solver.solution import SearchStopped
 
 from .instances import korf
 from .naive import bfs_distances, replay
@@ -400,3 +401,20 @@ def test_a_slow_first_beam_leaves_ida_the_time_left_not_the_whole_time_out(monke
     seconds = time.perf_counter() - started
     assert result.reason == "timeout" and result.lower_bound <= 66 <= result.solution.length
     assert 1.9 <= seconds < 2.7, seconds  # (with the whole time-out from IDA*'s start: 3 s)
+
+
+def test_a_time_out_that_comes_during_the_first_beams_ends_the_search_then():
+    """The first beams run before IDA*, which keeps the time-out, has started: a time-out that
+    comes while they run still ends the search at once, with no answer and the bound proven."""
+    shape = Shape(7, 7)
+    board = " ".join(map(str, random_board(shape, make_goal(shape, "blank-first"), np.random.default_rng(7)).tiles))
+    b, frame = prepare(board, "blank-first", 7, 7)
+    plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", jobs=1, timeout=1))
+    near, _ = prepare(" ".join(map(str, [1, 0, *range(2, 49)])), "blank-first", 7, 7)
+    run(near, plan), solve_bounded(near, plan, 1.2, widths=(1 << 16, 1 << 17))  # (IDA*'s and the beam's kernels compiled)
+    started = time.perf_counter()
+    with pytest.raises(SearchStopped) as stopped:  # (held, the first 2^16-wide beam alone: 74 s, 369 moves)
+        solve_bounded(b, plan, 1.2, widths=(1 << 16, 1 << 17))
+    seconds = time.perf_counter() - started
+    assert stopped.value.reason == "timeout" and 1.0 <= stopped.value.seconds <= seconds < 1.8, seconds
+    assert stopped.value.lower_bound >= int(plan.heuristic(frame.to_canonical(b)))
