@@ -22,14 +22,15 @@ echo "installing the project and its test extras into .venv..." >&2
 # the windows), about 20 s once, which a user's first bounded solve would otherwise spend before
 # its first solution; with the run before it (weighted A*, linear conflict) they are all that a
 # 35-puzzle's bounded search on `strong` compiled (no new file in numba's cache after it): the
-# arguments' types do not change with the board's size. And a table's build (the BFS kernels, the
-# packing, the checks), about 20 s once, into a folder removed after it.
+# arguments' types do not change with the board's size. And two tables' builds, plain and zero-aware
+# (the BFS kernels, the packing, the checks), about 20 s once, into a folder removed after them.
 warm() {
     .venv/bin/solver solve "1 2 3 4 5 6 7 _ 8" --algorithm astar --heuristic manhattan >/dev/null 2>&1 || true
     .venv/bin/solver solve "1 2 3 4 5 6 7 _ 8" --within 1.5 --timeout 60 --heuristic manhattan >/dev/null 2>&1 || true
     local tables
     tables=$(mktemp -d)
     .venv/bin/pdb build --size 3 --pattern 4-4 --data-dir "$tables" --quiet >/dev/null 2>&1 || true
+    .venv/bin/pdb build --size 3 --pattern z4-4 --data-dir "$tables" --quiet >/dev/null 2>&1 || true  # (zero-aware)
     rm -rf "$tables"
 }
 echo "warming numba's cache for the classic algorithms, the bounded search and table builds (once per checkout)..." >&2
