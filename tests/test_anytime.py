@@ -195,7 +195,6 @@ def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, 
     """The beam step of the bounded search, after a greedy first solution: what it offers is
     shorter than the best so far, at least the distance, and reaches the goal."""
     from solver.anytime import _beam, _Bounds
-    from solver.api import run
 
     improved = 0
     for board in boards(rows, cols, 6, seed=rows * cols):
@@ -282,7 +281,6 @@ def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tm
     from patterndb.catalog import build_pattern_file
     from patterndb.patterns import parse_catalog
     from solver.anytime import RIVAL_WIDTH, WIDTHS, _beam, _beams, _Bounds
-    from solver.api import run
 
     spec = "4-4|1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
     _, frame = prepare("1 2 3 4 5 6 7 8 0", "blank-last")
@@ -411,7 +409,8 @@ def test_a_time_out_that_comes_during_the_first_beams_ends_the_search_then():
     b, frame = prepare(board, "blank-first", 7, 7)
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", jobs=1, timeout=1))
     near, _ = prepare(" ".join(map(str, [1, 0, *range(2, 49)])), "blank-first", 7, 7)
-    run(near, plan), solve_bounded(near, plan, 1.2, widths=(1 << 16, 1 << 17))  # (IDA*'s and the beam's kernels compiled)
+    run(near, plan)  # (IDA*'s kernels compiled first, and the beam's: one move from the goal)
+    solve_bounded(near, plan, 1.2, widths=(1 << 16, 1 << 17))
     started = time.perf_counter()
     with pytest.raises(SearchStopped) as stopped:  # (held, the first 2^16-wide beam alone: 74 s, 369 moves)
         solve_bounded(b, plan, 1.2, widths=(1 << 16, 1 << 17))
