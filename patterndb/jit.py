@@ -15,9 +15,13 @@ decorators return real dispatchers at once.
 numba's on-disk cache of a kernel is keyed on its own file only: a kernel that
 calls one in another module keeps running the callee's old code after that
 module changes (seen here: search_subtrees cached with the children visited in
-the old order). So, unless NUMBA_CACHE_DIR says otherwise, the cache lives in
-a directory named after a hash of every source file of the packages that
-define kernels (cache_dir), and an edit anywhere starts a fresh one.
+the old order). So, unless NUMBA_CACHE_DIR says otherwise, a kernel is cached
+in a directory named after a hash of every source file of the packages whose
+kernels it can call (cache_dir, _reach): its own package, this one, and those
+whose kernels its package's modules hold. An edit of any of them starts a fresh
+one, and an edit elsewhere does not: patterndb's kernels (which call only
+patterndb's) share one directory whichever command or test process made them,
+and the solver's kernels one with patterndb's sources and its own.
 """
 from __future__ import annotations
 
@@ -33,15 +37,17 @@ _lock = threading.RLock()
 _pending: list["Deferred"] = []
 _loaded = False
 _loading = False
-_covered: set[str] = set()  # the packages numba's cache directory is named after (cache_dir)
+_HOME = __name__.split(".")[0]  # this package: every kernel is made here (its directory names it)
+_dirs_made: dict[tuple[str, ...], str] = {}  # cache_dir's answers, by the packages named (hashed once)
 
 
 class Deferred:
     """A numba object not made yet: made by factory() when numba is loaded."""
 
-    def __init__(self, factory: Callable[[], Any], like: Any = None) -> None:
+    def __init__(self, factory: Callable[[], Any], like: Any = None, cached: bool = False) -> None:
         self._factory = factory
         self._value: Any = None
+        self._cached = cached
         for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
             setattr(self, attr, getattr(like, attr, None))
         self.__wrapped__ = like
@@ -49,7 +55,7 @@ class Deferred:
     def resolve(self) -> Any:
         if self._value is None:
             if _loading:  # asked for by another factory while load() runs
-                self._value = self._factory()
+                self._value = _make(self._factory, self.__module__ if self._cached else None)
             else:
                 load()
         return self._value
@@ -64,14 +70,14 @@ class Deferred:
         return f"<deferred numba object {self.__qualname__ or self._factory!r}>"
 
 
-def defer(factory: Callable[[], Any], like: Any = None) -> Any:
+def defer(factory: Callable[[], Any], like: Any = None, cached: bool = False) -> Any:
     """factory(), made now if numba is loaded, else a placeholder made with the rest
-    (like: the Python function it wraps, for its name and docstring)."""
+    (like: the Python function it wraps, for its name and docstring; cached: a kernel
+    numba caches on disk, made with the cache directory of like's package)."""
     with _lock:
         if _loaded:
-            _cover(getattr(like, "__module__", None))
-            return factory()
-        d = Deferred(factory, like)
+            return _make(factory, getattr(like, "__module__", None) if cached else None)
+        d = Deferred(factory, like, cached)
         _pending.append(d)
         return d
 
@@ -84,14 +90,12 @@ def load() -> None:
             return
         import numba  # (the whole point: imported here, once)
 
-        _covered.update(_package_names())
-        if not os.environ.get("NUMBA_CACHE_DIR"):
-            numba.config.CACHE_DIR = str(cache_dir(_dirs(_covered)))
         _loading = True
+        reached: dict[str | None, str | None] = {}  # each package's cache directory, found once here
         made = {}
         for d in _pending:
             if d._value is None:
-                d._value = d._factory()
+                d._value = _make(d._factory, d.__module__ if d._cached else None, reached)
             made[id(d)] = d._value
         for module in list(sys.modules.values()):
             env = getattr(module, "__dict__", None)
@@ -105,37 +109,76 @@ def load() -> None:
         _loading = False
 
 
-def _package_names() -> set[str]:
-    """The top-level packages whose modules define the kernels made so far (this one too)."""
-    return {__name__.split(".")[0]} | {d.__module__.split(".")[0] for d in _pending if d.__module__}
+def _make(factory: Callable[[], Any], module: str | None, reached: dict | None = None) -> Any:
+    """factory(), with numba's cache directory, while it runs, the one for the kernels of
+    module's package (numba fixes a kernel's cache path when the kernel is made); module
+    None: a kernel not cached, or not a kernel."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return factory()
+    package = module.split(".")[0] if module else None
+    if reached is not None and package in reached:
+        where = reached[package]
+    else:
+        where = _cache_for(package)
+        if reached is not None:
+            reached[package] = where
+    if where is None:  # (not a package's: numba's own default)
+        return factory()
+    import numba
+
+    before = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = where
+    try:
+        return factory()
+    finally:
+        numba.config.CACHE_DIR = before
 
 
-def _dirs(names: set[str]) -> list[Path]:
+def _cache_for(package: str | None) -> str | None:
+    """The cache directory of package's kernels: named after the packages they can call."""
+    if package is None or package not in sys.modules:
+        return None
+    names = tuple(sorted(_reach(package)))
+    if names not in _dirs_made:
+        _dirs_made[names] = str(cache_dir(_dirs(names)))
+    return _dirs_made[names]
+
+
+def _reach(package: str) -> set[str]:
+    """The packages whose kernels a kernel of package can call. numba finds a kernel's
+    callees among its module's globals, so: package, the packages of the kernels its loaded
+    modules hold, theirs in turn; and this one (this module makes every kernel)."""
+    from numba.core.dispatcher import Dispatcher
+
+    seen: set[str] = set()
+    todo = [package]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        for name, mod in list(sys.modules.items()):
+            if name != p and not name.startswith(p + "."):
+                continue
+            for value in list(getattr(mod, "__dict__", {}).values()):
+                if type(value) is Deferred:
+                    owner = value.__module__
+                elif isinstance(value, Dispatcher):
+                    owner = value.py_func.__module__
+                else:
+                    continue
+                if owner:
+                    todo.append(owner.split(".")[0])
+    return seen | {_HOME}
+
+
+def _dirs(names: tuple[str, ...]) -> list[Path]:
     dirs = []
-    for name in sorted(names):
+    for name in names:
         file = getattr(sys.modules.get(name), "__file__", None)
         if file:
             dirs.append(Path(file).parent)
     return dirs
-
-
-def _cover(module: str | None) -> None:
-    """Before a kernel of module is made after numba was loaded: if its package was not
-    among those the cache directory is named after (numba was loaded by this package's
-    kernels before the solver's modules were imported: the tests, a tool), name the cache
-    after that package too from now on. Else an edit of the solver's sources would leave
-    its kernels running the callees' old code from the cache (seen: the catalogue kernel's
-    old code after its file was changed back). Kernels made before keep their directory:
-    they cannot call the new package's kernels."""
-    if not module or os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    name = module.split(".")[0]
-    if name in _covered or name not in sys.modules:
-        return
-    _covered.add(name)
-    import numba
-
-    numba.config.CACHE_DIR = str(cache_dir(_dirs(_covered)))
 
 
 def hash_sources(h: Any, packages: list[Path]) -> None:
@@ -149,7 +192,8 @@ def cache_dir(packages: list[Path]) -> Path:
     """numba's cache directory for these packages' sources as they are now:
     <first package>/__pycache__/numba-<names>-<hash>, where the older ones of the same packages
     are removed (a checkout's earlier states), or the same under ~/.cache/patterndb where the
-    package is read-only. (A command using only some of the packages keeps its own cache.)"""
+    package is read-only. (Each set of packages has its own: patterndb's kernels one, the
+    solver's, hashed over both packages, another.)"""
     h = hashlib.sha256()
     hash_sources(h, packages)
     prefix = "numba-" + "+".join(d.name for d in packages) + "-"
@@ -176,10 +220,10 @@ def njit(*args: Any, **options: Any) -> Any:
     """numba.njit, made when numba is loaded (same arguments)."""
     if args and callable(args[0]) and not options:
         func = args[0]
-        return defer(lambda: _numba().njit(func), func)
+        return defer(lambda: _numba().njit(func), func)  # (not cached)
 
     def decorate(func: Callable) -> Any:
-        return defer(lambda: _numba().njit(*args, **options)(func), func)
+        return defer(lambda: _numba().njit(*args, **options)(func), func, bool(options.get("cache")))
 
     return decorate
 

@@ -305,3 +305,25 @@ def test_the_jit_cache_follows_an_edit_when_numba_was_loaded_by_another_package_
     assert run() == "2"
     (pkg / "callee.py").write_text((pkg / "callee.py").read_text().replace("return 1", "return 5"))
     assert run() == "10"
+
+
+def test_a_kernel_of_patterndb_is_cached_in_one_place_whatever_else_the_process_imported(tmp_path):
+    """patterndb's kernels call only patterndb's, so they are cached under patterndb's sources
+    alone: a process that also imported another package with kernels (the test run, a
+    `solver` command) and a `pdb` command find each other's compiled code. Once they were
+    cached under every loaded package's sources, so a clean test run compiled the same
+    kernels once per kind of process."""
+    _, env = _jitcheck(tmp_path)
+    show = ("from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
+            "print(popcount.stats.cache_hits and 'hit' or 'miss', popcount._cache.cache_path)")
+
+    def run(first: str) -> list[str]:
+        out = subprocess.run([sys.executable, "-c", first + show], capture_output=True, text=True,
+                             env=env, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    mixed = run("import jitcheck.caller; ")  # (its kernels made with patterndb's when numba is loaded)
+    alone = run("")
+    assert mixed[0] == "miss" and alone == ["hit", mixed[1]]
+    assert Path(mixed[1]).parent.name.startswith("numba-patterndb-")
