@@ -135,8 +135,9 @@ def _make(factory: Callable[[], Any], module: str | None, reached: dict | None =
 
 
 def _cache_for(package: str | None) -> str | None:
-    """The cache directory of package's kernels: named after the packages they can call."""
-    if package is None or package not in sys.modules:
+    """The cache directory of package's kernels: named after the packages they can call
+    (None for a module that is no package, a script's: numba's own place beside it)."""
+    if package is None or not hasattr(sys.modules.get(package), "__path__"):
         return None
     names = tuple(sorted(_reach(package)))
     if names not in _dirs_made:
