@@ -4,7 +4,8 @@ Searches for the two bounds run side by side on the same admissible heuristic:
 
 - the upper bound: a beam search of width 1,024 (solver.search.beam: a first solution in
   about a second, on boards up to 7x7; held to a depth, twice as wide again where it finds
-  none there: FIRST_REACH), then on boards up to 6x6 weighted A*
+  none there: FIRST_REACH, with one of 1,024 held to nothing beside them on the core IDA*
+  has not taken yet), then on boards up to 6x6 weighted A*
   (solver.search.best_first) with falling weights (3, 2, 1.5, ... 1.02), each run held to a
   node limit, until one reaches it (greedy search then, if none has found a solution yet); then beam searches of
   widths 4,096 to 262,144, four times wider each time, keeping only states that could still
@@ -32,6 +33,7 @@ the two bounds prove."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -214,22 +216,41 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
 
 
 def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int, ...],
-                    finished: Callable[[], bool]) -> int:
+                    finished: Callable[[], bool], beside: bool = False) -> int:
     """Beams of widths[0], then twice as wide, up to widths[1], each held to FIRST_REACH times
     the bound at the start, until one finds a solution (a beam that would go deeper has lost
-    its way: a wider one finds a shorter solution sooner); past them, where none did, a beam of
-    widths[0] held to nothing (a weak heuristic's start, as Manhattan distance on small boards).
-    Returns the widest tried."""
+    its way: a wider one finds a shorter solution sooner); and a beam of widths[0] held to
+    nothing (a weak heuristic's start, as Manhattan distance on small boards; or a board whose
+    held beams must grow wide), after them where none found a solution, or with beside (a core
+    free: IDA* has not started) beside the wider ones once the first has found none, until one
+    of them finds a solution. Returns the widest held beam tried."""
     reach = max(int(FIRST_REACH * bounds.lower), 1)
     width, widest = widths[0], max(widths[:2])
-    while True:
-        _beam(board, plan, bounds, width, finished, reach=reach)
-        if bounds.best is not None or finished():
-            return width
-        if width >= widest:
-            break
-        width = min(2 * width, widest)
-    _beam(board, plan, bounds, widths[0], finished)
+    free: list[threading.Thread] = []
+    failed: list[BaseException] = []
+
+    def unheld() -> None:
+        try:
+            _beam(board, plan, bounds, widths[0], lambda: finished() or bounds.best is not None)
+        except BaseException as e:  # noqa: BLE001 - raised in the caller's thread
+            failed.append(e)
+
+    try:
+        while True:
+            _beam(board, plan, bounds, width, finished, reach=reach)
+            if bounds.best is not None or finished() or width >= widest:
+                break
+            if beside and not free:
+                free.append(threading.Thread(target=unheld, name="anytime first beam, held to nothing", daemon=True))
+                free[0].start()
+            width = min(2 * width, widest)
+        if bounds.best is None and not free and not finished():
+            unheld()
+    finally:
+        for t in free:
+            t.join()
+    if failed:
+        raise failed[0]
     return width
 
 
@@ -395,7 +416,8 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
     reason = None
     try:
-        tried = _first_solution(board, plan, bounds, widths, finished)  # (in a second or two, on any board)
+        beside = (plan.options.jobs or os.cpu_count() or 1) > 1
+        tried = _first_solution(board, plan, bounds, widths, finished, beside)  # (in a second or two, on most boards)
         ida.start()  # (only now: its threads, one a core, would slow the first beams)
         last = (tried, 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
         searched: set[tuple[bytes, bytes]] = set()
