@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (if missing), install the project with its test, cluster, plot and web extras
 # (and Playwright, which the page's browser tests drive Chromium with), and compile the
-# IDA* kernels ahead of time (solver compile: about a minute on 2 cores, once per checkout, so
+# IDA* kernels ahead of time (solver compile: 1.5-3 minutes on 2 cores, once per checkout, so
 # that solve starts without importing numba).
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 set -euo pipefail

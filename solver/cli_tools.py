@@ -130,7 +130,7 @@ def random_cmd(size, rows, cols, goal, seed) -> None:
                    "else ~/.cache/patterndb/aot).")
 @click.option("--check", is_flag=True, help="Only say which kernels solve would use; exit 3 if not compiled ones.")
 def compile_cmd(directory, check) -> None:
-    """Compile the IDA* kernels ahead of time (about a minute on 2 cores; scripts/setup.sh runs it).
+    """Compile the IDA* kernels ahead of time (1.5-3 minutes on 2 cores; scripts/setup.sh runs it).
 
     solve then starts without importing numba: about 0.4 s less per command.
     Without it, or once the code changed, solve uses the same kernels through

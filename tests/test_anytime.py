@@ -9,7 +9,9 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -247,6 +249,45 @@ def test_first_beams_widen_to_the_second_width_then_one_goes_as_deep_as_it_must(
     assert anytime._first_solution(b, plan, bounds, (8, 48, 1024), lambda: False) == 48
     reach = int(anytime.FIRST_REACH * 43)
     assert calls == [(8, reach), (16, reach), (32, reach), (48, reach), (8, None)]
+
+
+def test_with_a_core_free_the_beam_held_to_nothing_runs_beside_the_wider_held_ones(monkeypatch):
+    """Where the first held beam finds nothing, the first width's beam held to nothing starts
+    at once beside the wider held ones (IDA* has not taken the second core yet), not after
+    them all, and stops when a held one finds a solution; without a core free (beside
+    False: -j 1) it comes after them, as the last resort."""
+    import solver.anytime as anytime
+
+    events, lock = [], threading.Lock()
+
+    def beam(board, plan, bounds, width, finished, heuristic=None, reach=None):
+        with lock:
+            events.append(("start", width, reach))
+        if reach is None:  # (held to nothing: wanders until stopped)
+            while not finished():
+                time.sleep(0.01)
+        else:
+            time.sleep(0.2)
+            if width == 32:  # (the first to find a solution)
+                with bounds.lock:
+                    bounds.best = types.SimpleNamespace(length=99)
+        with lock:
+            events.append(("end", width, reach))
+
+    monkeypatch.setattr(anytime, "_beam", beam)
+    b, plan = plan_for(LOST_WAY, 4, 4)
+    bounds = anytime._Bounds(None, 0.0)
+    bounds.lower = 43
+    reach = int(anytime.FIRST_REACH * 43)
+    assert anytime._first_solution(b, plan, bounds, (8, 48), lambda: False, beside=True) == 32
+    held_ends = [events.index(("end", w, reach)) for w in (8, 16, 32)]
+    free_start, free_end = events.index(("start", 8, None)), events.index(("end", 8, None))
+    assert held_ends[0] < free_start < held_ends[1] and free_end > held_ends[2]
+    events.clear()
+    bounds = anytime._Bounds(None, 0.0)
+    bounds.lower = 43
+    assert anytime._first_solution(b, plan, bounds, (8, 16), lambda: len(events) >= 5, beside=False) == 16
+    assert events[-2:] == [("start", 8, None), ("end", 8, None)]  # (only after the held ones)
 
 
 def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(monkeypatch):
