@@ -228,10 +228,11 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
     width, widest = widths[0], max(widths[:2])
     free: list[threading.Thread] = []
     failed: list[BaseException] = []
+    halt = threading.Event()  # (set if a held beam fails: the one beside need not go on)
 
     def unheld() -> None:
         try:
-            _beam(board, plan, bounds, widths[0], lambda: finished() or bounds.best is not None)
+            _beam(board, plan, bounds, widths[0], lambda: finished() or bounds.best is not None or halt.is_set())
         except BaseException as e:  # noqa: BLE001 - raised in the caller's thread
             failed.append(e)
 
@@ -246,6 +247,9 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
             width = min(2 * width, widest)
         if bounds.best is None and not free and not finished():
             unheld()
+    except BaseException:
+        halt.set()
+        raise
     finally:
         for t in free:
             t.join()

@@ -290,6 +290,32 @@ def test_with_a_core_free_the_beam_held_to_nothing_runs_beside_the_wider_held_on
     assert events[-2:] == [("start", 8, None), ("end", 8, None)]  # (only after the held ones)
 
 
+def test_a_held_beam_that_fails_stops_the_beam_beside_it(monkeypatch):
+    """An error in a held first beam is raised, and the beam held to nothing beside it (which
+    would wander on to its 10,000-move limit) is stopped first, not left running."""
+    import solver.anytime as anytime
+
+    ended = threading.Event()
+
+    def beam(board, plan, bounds, width, finished, heuristic=None, reach=None):
+        if reach is None:
+            for _ in range(500):  # (5 s: a beam not stopped gives up here, and the test fails)
+                if finished():
+                    ended.set()
+                    return
+                time.sleep(0.01)
+        elif width == 16:
+            raise RuntimeError("a held beam failed")
+
+    monkeypatch.setattr(anytime, "_beam", beam)
+    b, plan = plan_for(LOST_WAY, 4, 4)
+    bounds = anytime._Bounds(None, 0.0)
+    bounds.lower = 43
+    with pytest.raises(RuntimeError, match="a held beam failed"):
+        anytime._first_solution(b, plan, bounds, (8, 48), lambda: False, beside=True)
+    assert ended.is_set()
+
+
 def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(monkeypatch):
     """The beams after the first solution's start at the first width wider than those tried,
     held to the best length only, and the answer stays above the distance and replays."""
