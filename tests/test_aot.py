@@ -310,9 +310,8 @@ def test_the_jit_cache_follows_an_edit_when_numba_was_loaded_by_another_package_
 def test_a_kernel_of_patterndb_is_cached_in_one_place_whatever_else_the_process_imported(tmp_path):
     """patterndb's kernels call only patterndb's, so they are cached under patterndb's sources
     alone: a process that also imported another package with kernels (the test run, a
-    `solver` command) and a `pdb` command find each other's compiled code. Once they were
-    cached under every loaded package's sources, so a clean test run compiled the same
-    kernels once per kind of process."""
+    `solver` command) and a `pdb` command find each other's compiled code. Cached under every
+    loaded package's sources, they would be compiled once per kind of process."""
     _, env = _jitcheck(tmp_path)
     show = ("from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
             "print(popcount.stats.cache_hits and 'hit' or 'miss', popcount._cache.cache_path)")
