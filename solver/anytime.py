@@ -226,7 +226,7 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
     of them finds a solution. Returns the widest held beam tried."""
     reach = max(int(FIRST_REACH * bounds.lower), 1)
     width, widest = widths[0], max(widths[:2])
-    free: list[threading.Thread] = []
+    free: threading.Thread | None = None  # (the beam held to nothing, where it runs beside)
     failed: list[BaseException] = []
     halt = threading.Event()  # (set if a held beam fails: the one beside need not go on)
 
@@ -241,18 +241,18 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
             _beam(board, plan, bounds, width, finished, reach=reach)
             if bounds.best is not None or finished() or width >= widest:
                 break
-            if beside and not free:
-                free.append(threading.Thread(target=unheld, name="anytime first beam, held to nothing", daemon=True))
-                free[0].start()
+            if beside and free is None:
+                free = threading.Thread(target=unheld, name="anytime first beam, held to nothing", daemon=True)
+                free.start()
             width = min(2 * width, widest)
-        if bounds.best is None and not free and not finished():
+        if bounds.best is None and free is None and not finished():
             unheld()
     except BaseException:
         halt.set()
         raise
     finally:
-        for t in free:
-            t.join()
+        if free is not None:
+            free.join()
     if failed:
         raise failed[0]
     return width
