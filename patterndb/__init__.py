@@ -6,10 +6,10 @@ from .lazy import lazy_exports
 __version__ = "1.7.0"  # the one place the version is written (pyproject.toml reads it)
 
 _EXPORTS = {
-    "Board": ".board", "is_solvable": ".board", "make_goal": ".board", "parse_board": ".board",
-    "random_board": ".board", "scramble": ".board",
+    "Board": ".puzzle.board", "is_solvable": ".puzzle.board", "make_goal": ".puzzle.board", "parse_board": ".puzzle.board",
+    "random_board": ".puzzle.board", "scramble": ".puzzle.board",
     "BoardError": ".errors", "PatternError": ".errors", "PuzzleError": ".errors", "TableError": ".errors",
-    "Frame": ".frame", "Shape": ".geometry",
+    "Frame": ".puzzle.frame", "Shape": ".puzzle.geometry",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# As the solver command does (solver/cli.py): no BLAS is used, and OpenBLAS's idle thread pool
+# As the solver command does (solver/cli/main.py): no BLAS is used, and OpenBLAS's idle thread pool
 # costs about 0.1 s of CPU at numpy's import, which a whole-process timing would count.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -40,7 +40,7 @@ def main() -> int:
 
     t0 = time.perf_counter()
     from solver.api import Options, make_plan, prepare, run
-    from solver.search.threads import default_jobs
+    from solver.ida.threads import default_jobs
     from solver.batch import POPULATE_MIN, read_batch, solve_batch
     from solver.search import aot
 

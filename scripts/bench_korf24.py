@@ -85,7 +85,7 @@ def main() -> int:
         return 2
     cluster = backend = None
     if args.scheduler:
-        from solver.cluster import Cluster
+        from solver.cluster.client import Cluster
         cluster = Cluster(args.scheduler)
         backend = cluster.backend(plan)
 

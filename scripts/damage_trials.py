@@ -44,8 +44,8 @@ def solver_command() -> list[str]:
 def tables_of(shape: tuple[int, int], pattern: str, data_dir: Path) -> list[Path]:
     """The files a pattern's search reads (its groups' tables), from the data directory."""
     from patterndb import Frame, Shape, make_goal
-    from patterndb.catalog import pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     frame = Frame.for_goal(make_goal(Shape(*shape), "blank-first"))
     paths = [pattern_path(data_dir, frame, g) for g in parse_partition(pattern, frame)]

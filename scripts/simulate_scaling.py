@@ -22,14 +22,14 @@ Model (what is measured, what is estimated):
   subtrees it did finish, at the iteration's mean seconds per node.
 - Schedulers:
   `threads` (today's ThreadBackend): the queue in search order (the fastest-growing big
-  subtrees first, solver.search.subtree_order), the biggest subtrees cut into pieces
-  (solver.search.pieces; modelled as equal pieces; --no-cut: none), each idle worker
-  pulls a chunk (solver.search.work_queue: sized by the subtrees' last sizes, or equal
+  subtrees first, solver.ida.subtree_order), the biggest subtrees cut into pieces
+  (solver.ida.pieces; modelled as equal pieces; --no-cut: none), each idle worker
+  pulls a chunk (solver.ida.work_queue: sized by the subtrees' last sizes, or equal
   shares of the driver's estimate in the first split iteration, with the floor of
   CHUNK_SECONDS at the trace's own rate; --no-floor: without; --count-chunks: by count
   alone, as before), each costing --chunk-cost seconds more; the first solution
   stops everyone at once; a barrier ends each iteration.
-  `dask` (today's DaskBackend): the same pieces, chunks from solver.dask_tasks.task_chunks
+  `dask` (today's DaskBackend): the same pieces, chunks from solver.cluster.tasks.task_chunks
   (a second of search each where the iteration is big enough) handed out in order (the
   backend keeps a few a worker submitted ahead: the same order), each costing --latency
   seconds more; the first solution stops the running tasks too (the client cancels them);
@@ -60,13 +60,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.search.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
-from solver.search.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
-from solver.search.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
-from solver.search.subtree_order import search_order  # noqa: E402
-from solver.trace import read_trace  # noqa: E402
-from solver.dask_tasks import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
-from solver.search.parallel import expected_expansions  # noqa: E402 (the driver's expected size of the next iteration)
+from solver.ida.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
+from solver.ida.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
+from solver.ida.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
+from solver.ida.subtree_order import search_order  # noqa: E402
+from solver.ida.trace import read_trace  # noqa: E402
+from solver.cluster.tasks import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
+from solver.ida.parallel import expected_expansions  # noqa: E402 (the driver's expected size of the next iteration)
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
 DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task

@@ -3,7 +3,7 @@
     from solver import solve
     solve("8 6 7 2 5 4 3 _ 1").length   # 31
 
-Boards are mapped into the canonical frame (patterndb.frame), searched there,
+Boards are mapped into the canonical frame (patterndb.puzzle.frame), searched there,
 and the moves are mapped back to the caller's tile numbers and directions.
 A Plan (algorithm plus loaded heuristic) is made once per board shape and
 goal and reused for every board of a batch.
@@ -18,18 +18,19 @@ from typing import Sequence, Union
 import numpy as np
 
 from patterndb import Board, BoardError, Frame, make_goal, parse_board
-from patterndb.board import check_solvable
-from patterndb.datadir import resolve_data_dir
-from patterndb.machines import DEPTH_MAX, load_default, load_or_build
-from patterndb.patterns import race_spec
+from patterndb.puzzle.board import check_solvable
+from patterndb.files.datadir import resolve_data_dir
+from patterndb.files.machines import DEPTH_MAX, load_default, load_or_build
+from patterndb.puzzle.patterns import race_spec
 
 from . import heuristics
-from .checkpoint import saved_heuristic
+from .ida.checkpoint import saved_heuristic
 from .heuristic_choice import cached_race, choose_heuristic, exact_available, exact_heuristic, pdb_named, race_pair
 from .ida_run import run_idastar
 from .plan import Control, Log, Options, Plan, quiet
 from .search import ALGORITHMS, BEST_FIRST_KEYS, best_first_kernel, table_walk
 from .search.best_first import EXHAUSTED, LIMIT, STOPPED
+from .search.heuristic import TABLE
 from .solution import NodeLimitReached, SearchStopped, Solution
 
 __all__ = ["Control", "Options", "Plan", "as_board", "distance", "make_plan", "prepare", "run", "solve"]
@@ -65,7 +66,7 @@ def prepare(board: BoardLike, goal: BoardLike, rows: int | None = None, cols: in
 
 def make_plan(frame: Frame, opts: Options, log: Log = quiet, resuming: str | None = None) -> Plan:
     """What to search a board of this frame with. resuming: the heuristic a checkpoint was saved
-    for (solver.checkpoint.saved_heuristic), so that a race resumed after it was won loads only
+    for (solver.ida.checkpoint.saved_heuristic), so that a race resumed after it was won loads only
     its winner."""
     started = time.perf_counter()
     ddir = resolve_data_dir(opts.data_dir)
@@ -129,7 +130,7 @@ def run(board: Board, plan: Plan, control: Control | None = None) -> Solution:
     iterations: list[dict] = []
     resumed = raced = None
     if algorithm == "table":
-        path, generated = table_walk(canon, h.H[4])
+        path, generated = table_walk(canon, h.H[TABLE])
         expanded = len(path) - 1
         optimal, proof = True, "exact distance table"
     elif algorithm in ("idastar", "iddfs"):

@@ -22,9 +22,9 @@ from typing import Callable, Iterable, Iterator
 from patterndb import Board, BoardError, parse_board
 
 from .api import Control, Options, Plan, make_plan, prepare, run
-from .search.threads import default_jobs
-from .search import StopFlag
-from .search.state import Backend
+from .ida.threads import default_jobs
+from .ida import StopFlag
+from .ida.state import Backend
 from .solution import SearchStopped, Solution
 
 SMALL_BOARD = 16  # cells; boards up to this size are solved side by side

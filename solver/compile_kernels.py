@@ -23,18 +23,18 @@ from typing import Any, Callable
 import numpy as np
 
 from patterndb import Shape, make_goal, scramble
-from patterndb.buildcheck import check_writable
+from patterndb.files.buildcheck import check_writable
 from patterndb.errors import TableError
-from patterndb.exact import build_exact
-from patterndb.frame import Frame
-from patterndb.movefsm import undo_machine
+from patterndb.build.exact import build_exact
+from patterndb.puzzle.frame import Frame
+from patterndb.build.movefsm import undo_machine
 
 from .heuristics import manhattan
 from .search import aot
 from .search.aot import EXPORTS, PREFIX
-from .search.parallel import Driver
-from .search.state import Problem, StopFlag
-from .search.threads import ThreadBackend
+from .ida.parallel import Driver
+from .ida.state import Problem, StopFlag
+from .ida.threads import ThreadBackend
 from .search.table_walk import table_walk
 
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from patterndb import BoardError, Frame, TableError, make_goal
-from patterndb.attrs import check_attrs
-from patterndb.buildcheck import check_exact_build
-from patterndb.catalog import build_exact_file, exact_path, pattern_expect
+from patterndb.files.attrs import check_attrs
+from patterndb.files.buildcheck import check_exact_build
+from patterndb.files.catalog import build_exact_file, exact_path, pattern_expect
 from patterndb.errors import WriteError
-from patterndb.exact import build_exact
-from patterndb.patterns import (TABLELESS, group_label, is_zero_aware, named_partitions, parse_catalog,
-                                parse_partition, pattern_tiles, race_spec, zero_aware_fits)
-from patterndb.store import read_attrs
-from patterndb.symmetry import catalogue_sums
+from patterndb.build.exact import build_exact
+from patterndb.puzzle.patterns import TABLELESS, group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition, pattern_tiles, race_spec, zero_aware_fits
+from patterndb.files.store import read_attrs
+from patterndb.puzzle.symmetry import catalogue_sums
 
 from . import heuristics
 from .heuristics import Heuristic

@@ -8,16 +8,16 @@ import time
 
 from patterndb import Board, BoardError
 
-from .checkpoint import Checkpoint, Resumed, identity, saved_heuristic
+from .ida.checkpoint import Checkpoint, Resumed, identity, saved_heuristic
 from .heuristics import Heuristic
 from .plan import Control, Plan, quiet
-from .progress import Fanout
-from .search import Driver, Problem, ThreadBackend
-from .search.state import Backend
-from .search.threads import default_jobs
-from .search.race import Race, race
+from .ida.progress import Fanout
+from .ida import Driver, Problem, ThreadBackend
+from .ida.state import Backend
+from .ida.threads import default_jobs
+from .ida.race import Race, race
 from .solution import SearchStopped
-from .trace import Trace
+from .ida.trace import Trace
 
 
 def run_idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,

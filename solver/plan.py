@@ -9,13 +9,13 @@ from typing import Callable
 import numpy as np
 
 from patterndb import Frame
-from patterndb.movefsm import MoveMachine
+from patterndb.build.movefsm import MoveMachine
 
-from .checkpoint import SAVE_INTERVAL
+from .ida.checkpoint import SAVE_INTERVAL
 from .heuristics import Heuristic
-from .search import Problem, StopFlag
-from .search.parallel import SPLIT_NODES
-from .search.state import Backend, Listener
+from .ida import Problem, StopFlag
+from .ida.parallel import SPLIT_NODES
+from .ida.state import Backend, Listener
 
 Log = Callable[[str], None]
 
@@ -51,10 +51,10 @@ class Control:
     checkpoint: a file the search state is saved to (every checkpoint_every
     seconds as subtrees finish, after each iteration, on a stop, and with
     the solution) and resumed from when it exists (checked first: see
-    solver.checkpoint; a save that fails is reported to log and the search
+    solver.ida.checkpoint; a save that fails is reported to log and the search
     goes on);
     backend: where the subtrees run (default: threads of this process);
-    trace: a file that records who searched which subtrees when (solver.trace)."""
+    trace: a file that records who searched which subtrees when (solver.ida.trace)."""
 
     stop: StopFlag = field(default_factory=StopFlag)
     listener: Listener | None = None
@@ -63,7 +63,7 @@ class Control:
     backend: Backend | None = None
     split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
     log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
-    trace: Path | None = None  # a file to record every chunk of subtrees in (solver.trace)
+    trace: Path | None = None  # a file to record every chunk of subtrees in (solver.ida.trace)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from patterndb import BoardError
-from patterndb.plot import pyplot
+from patterndb.cli.plot import pyplot
 
 FORMATS = ("png", "svg")
 

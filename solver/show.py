@@ -12,7 +12,7 @@ from typing import Iterator
 from xml.sax.saxutils import escape
 
 from patterndb import Board, BoardError
-from patterndb.geometry import DIRECTIONS
+from patterndb.puzzle.geometry import DIRECTIONS
 
 CELL = 56  # pixels a cell
 GAP = 3  # pixels between tiles

@@ -5,10 +5,10 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.catalog import build_exact_file, build_pattern_file, load_exact
-from patterndb.exact import UNREACHED
-from patterndb.patterns import parse_partition
-from patterndb.ranking import unrank_many
+from patterndb.files.catalog import build_exact_file, build_pattern_file, load_exact
+from patterndb.build.exact import UNREACHED
+from patterndb.puzzle.patterns import parse_partition
+from patterndb.puzzle.ranking import unrank_many
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -342,7 +342,7 @@ def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[
 
 
 def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dict:
-    """h of entries of a zero-aware table (patterndb.zeroaware's layout, decoded from its
+    """h of entries of a zero-aware table (patterndb.build.zeroaware's layout, decoded from its
     description; layout: its attributes), per key (cells, blank): the group's i-th tile on
     cells[i], the blank on cell blank."""
     n = rows * cols

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, PatternError, Shape, make_goal
-from patterndb.additive import build_pattern
-from patterndb.catalog import build_pattern_file, load_pattern, pattern_path
-from patterndb.patterns import group_label, parse_partition
-from patterndb.ranking import num_placements, rank_many
-from patterndb.store import read_attrs
+from patterndb.build.additive import build_pattern
+from patterndb.files.catalog import build_pattern_file, load_pattern, pattern_path
+from patterndb.puzzle.patterns import group_label, parse_partition
+from patterndb.puzzle.ranking import num_placements, rank_many
+from patterndb.files.store import read_attrs
 
 from . import naive
 
@@ -49,9 +49,9 @@ def test_six_tile_groups(rows, cols, cells):
 @pytest.mark.parametrize("goal", ["blank-first", "blank-last", "1 2 3 4 0 5 6 7 8"])
 def test_8puzzle_partitions_are_admissible(data_dir, goal, tmp_path):
     """The sum over a partition never exceeds the exact distance (all 181,440 states)."""
-    from patterndb.catalog import build_exact_file, load_exact
-    from patterndb.exact import UNREACHED
-    from patterndb.ranking import unrank_many
+    from patterndb.files.catalog import build_exact_file, load_exact
+    from patterndb.build.exact import UNREACHED
+    from patterndb.puzzle.ranking import unrank_many
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), goal))
     build_exact_file(frame, tmp_path)
@@ -118,14 +118,14 @@ def test_15puzzle_7_8_maxima(tmp_path):
 def test_a_7_tile_zero_aware_5x5_table_is_built_in_under_20_gb():
     """A 5x5 7-tile zero-aware build (2.42e9 placements) fits this 24 GB machine: 5-byte
     words, a byte of distance, and the encoding's codes and table (measured: docs/benchmarks.md)."""
-    from patterndb.buildcheck import build_memory
+    from patterndb.files.buildcheck import build_memory
 
     need = build_memory(25, (0, 1, 2, 5, 6, 7, 11, 12))
     assert 6 * num_placements(25, 7) < need < 20e9
 
 
 def test_refuses_to_build_what_does_not_fit(tmp_path, monkeypatch):
-    import patterndb.buildcheck as buildcheck
+    import patterndb.files.buildcheck as buildcheck
 
     monkeypatch.setattr(buildcheck, "available_memory", lambda: 100 << 20)
     f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))

@@ -1,4 +1,4 @@
-"""Answers with a proven bound (solver.anytime, `solve --within R`, `--anytime`), checked
+"""Answers with a proven bound (solver.bounded.anytime, `solve --within R`, `--anytime`), checked
 against plain BFS distances on boards small enough to enumerate: an answer within R is at most
 R times the distance, every lower bound claimed is at most the distance, every solution
 replays to the goal, and "optimal" is said only of the distance itself."""
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board
-from solver.anytime import solve_bounded
+from solver.bounded.anytime import solve_bounded
 from solver.api import Control, Options, make_plan, prepare, run
 from solver.solution import SearchStopped
 
@@ -196,7 +196,7 @@ def test_node_limits_that_stop_every_weighted_run_still_give_a_bounded_answer(di
 def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, cols):
     """The beam step of the bounded search, after a greedy first solution: what it offers is
     shorter than the best so far, at least the distance, and reaches the goal."""
-    from solver.anytime import _beam, _Bounds
+    from solver.bounded.anytime import _beam, _Bounds
 
     improved = 0
     for board in boards(rows, cols, 6, seed=rows * cols):
@@ -222,7 +222,7 @@ def test_a_first_beam_that_loses_its_way_is_cut_and_a_wider_one_finds_a_shorter_
     """A narrow beam on a weak heuristic wanders (307 moves on a board whose Manhattan distance
     is 43): the first beams are held to FIRST_REACH times h at the start, and the one twice as
     wide finds a solution within it, which replays."""
-    from solver.anytime import FIRST_REACH, _beam, _Bounds, _first_solution
+    from solver.bounded.anytime import FIRST_REACH, _beam, _Bounds, _first_solution
 
     b, plan = plan_for(LOST_WAY, 4, 4)
     h0 = int(plan.heuristic(plan.frame.to_canonical(b)))
@@ -239,7 +239,7 @@ def test_a_first_beam_that_loses_its_way_is_cut_and_a_wider_one_finds_a_shorter_
 def test_first_beams_widen_to_the_second_width_then_one_goes_as_deep_as_it_must(monkeypatch):
     """Where no held beam finds a solution (a weak heuristic's start far below the distance),
     one of the first width, held to nothing, still looks for it."""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     calls = []
     monkeypatch.setattr(anytime, "_beam", lambda *a, reach=None, **k: calls.append((a[3], reach)))
@@ -256,7 +256,7 @@ def test_with_a_core_free_the_beam_held_to_nothing_runs_beside_the_wider_held_on
     at once beside the wider held ones (IDA* has not taken the second core yet), not after
     them all, and stops when a held one finds a solution; without a core free (beside
     False: -j 1) it comes after them, as the last resort."""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     events, lock = [], threading.Lock()
 
@@ -293,7 +293,7 @@ def test_with_a_core_free_the_beam_held_to_nothing_runs_beside_the_wider_held_on
 def test_a_held_beam_that_fails_stops_the_beam_beside_it(monkeypatch):
     """An error in a held first beam is raised, and the beam held to nothing beside it (which
     would wander on to its 10,000-move limit) is stopped first, not left running."""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     ended = threading.Event()
 
@@ -319,7 +319,7 @@ def test_a_held_beam_that_fails_stops_the_beam_beside_it(monkeypatch):
 def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(monkeypatch):
     """The beams after the first solution's start at the first width wider than those tried,
     held to the best length only, and the answer stays above the distance and replays."""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     real, calls = anytime._beam, []
 
@@ -345,9 +345,9 @@ def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tm
     """With a plan that races two heuristics (here 4-4 against a catalogue of three partitions),
     the bounded search also runs beams on the rival, up to RIVAL_WIDTH: what they offer is
     shorter than the best so far and replays, and the answers stay within R of the BFS distance."""
-    from patterndb.catalog import build_pattern_file
-    from patterndb.patterns import parse_catalog
-    from solver.anytime import RIVAL_WIDTH, WIDTHS, _beam, _beams, _Bounds
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.puzzle.patterns import parse_catalog
+    from solver.bounded.anytime import RIVAL_WIDTH, WIDTHS, _beam, _beams, _Bounds
 
     spec = "4-4|1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
     _, frame = prepare("1 2 3 4 5 6 7 8 0", "blank-last")
@@ -379,8 +379,8 @@ def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tm
 
 
 def test_an_iteration_is_judged_unable_to_end_only_past_its_first_seconds_and_at_its_best_rate():
-    from solver.handover import MIN_SECONDS, cannot_end
-    from solver.search.state import Iteration
+    from solver.bounded.handover import MIN_SECONDS, cannot_end
+    from solver.ida.state import Iteration
 
     its = [Iteration(40, 100_000, 0, 0.1, 1), Iteration(42, 1_000_000, 0, 1.0, 9)]  # next: 10 M at 1 M/s
     assert not cannot_end(its, 0, MIN_SECONDS / 2, 1.0)  # too young to judge
@@ -397,7 +397,7 @@ def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(p
     the search still runs to the time-out (or until the bounds meet): a solution that replays,
     above a lower bound that is at most the optimum. (One of Korf's 100 of 66 moves: IDA* runs
     well past the first beam's solution, which a handover waits for.)"""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     real, ran, judged = anytime._deep_windows, [], []
 
@@ -429,7 +429,7 @@ def test_ida_starts_only_once_the_first_beam_has_ended(distances, monkeypatch):
     starts when the first beam has its answer, and still proves the optimum."""
     import threading
 
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     real, alive = anytime._beam, []
 
@@ -448,7 +448,7 @@ def test_ida_starts_only_once_the_first_beam_has_ended(distances, monkeypatch):
 def test_a_slow_first_beam_leaves_ida_the_time_left_not_the_whole_time_out(monkeypatch):
     """IDA* keeps the time, and it starts after the first beam: it gets the time-out's
     remainder, so the search ends at the time-out however long the first beam took."""
-    import solver.anytime as anytime
+    import solver.bounded.anytime as anytime
 
     real, calls = anytime._beam, []
 

@@ -235,7 +235,7 @@ def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refu
 def test_deferred_kernels_become_numba_dispatchers_everywhere():
     code = ("import sys\n"
             "import numpy as np\n"
-            "import solver.search.subtrees as st, solver.heuristics.kernels as hk, patterndb.ranking as rk\n"
+            "import solver.search.subtrees as st, solver.search.heuristic as hk, patterndb.puzzle.ranking as rk\n"
             "assert 'numba' not in sys.modules\n"
             "assert type(st.slide).__name__ == 'Deferred'\n"
             "r = rk.rank(np.array([3, 0, 1], dtype=np.int64), 3, 4)\n"

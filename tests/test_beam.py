@@ -8,7 +8,7 @@ import pytest
 
 from patterndb import Shape, make_goal
 from solver.api import Options, make_plan, prepare
-from solver.search import StopFlag
+from solver.ida import StopFlag
 from solver.search.beam import EXHAUSTED, FOUND, STOPPED, beam_kernel
 
 from .instances import KORF_1
@@ -80,8 +80,8 @@ def test_a_stop_ends_it():
 @pytest.fixture(scope="module")
 def zero_dir(tmp_path_factory):
     """The 15-puzzle's z5-5-5 tables, apart from pdb_dir (where the solver would prefer them to 5-5-5)."""
-    from patterndb.catalog import build_pattern_file
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.puzzle.patterns import parse_partition
 
     d = tmp_path_factory.mktemp("zero")
     _, frame = prepare(" ".join(map(str, range(16))), "blank-first", 4, 4)
@@ -97,8 +97,7 @@ def test_a_moves_step_entry_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
     moved tile's group and its mirror's (step_entry, read by entry_value): along random walks,
     the sums so kept equal h_full's."""
     from patterndb import scramble
-    from solver.heuristics.kernels import (entry_value, h_full, has_zero_aware, is_incremental, lookup_arrays,
-                                           scratch_size, step_entry)
+    from solver.search.heuristic import GROUP_OF, entry_value, h_full, has_zero_aware, is_incremental, lookup_arrays, scratch_size, step_entry
 
     b, frame = prepare(" ".join(map(str, range(16))), "blank-first", 4, 4)
     data_dir = zero_dir if pattern.startswith("z") else pdb_dir
@@ -122,7 +121,7 @@ def test_a_moves_step_entry_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
                     continue
                 md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
                 g, index, m, r = step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
-                                            cols, H[5], t, reflected, has_zero_aware(H))
+                                            cols, H[GROUP_OF], t, reflected, has_zero_aware(H))
                 values[g] = entry_value(table, packed, zinfo, cols, pos.size, g, index, m, r, has_zero_aware(H))
             want_reg, want_ref = np.zeros_like(reg), np.zeros_like(ref)
             h = h_full(board, pos, H, want_reg, want_ref)
@@ -156,9 +155,9 @@ def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
     2h + its line conflicts: the same solution and the same count of states generated, on
     8-puzzles and several widths."""
     from patterndb import random_board
-    from patterndb.catalog import build_pattern_file
-    from patterndb.patterns import parse_catalog
-    from solver.heuristics.kernels import has_zero_aware
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.puzzle.patterns import parse_catalog
+    from solver.search.heuristic import has_zero_aware
     from solver.search.beam import CATALOGUE, FULL, PARTITION, _mode
 
     from . import naive

@@ -5,9 +5,9 @@ import sys
 import pytest
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.catalog import build_pattern_file, pattern_path
-from patterndb.datadir import default_data_dir
-from patterndb.patterns import parse_partition
+from patterndb.files.catalog import build_pattern_file, pattern_path
+from patterndb.files.datadir import default_data_dir
+from patterndb.puzzle.patterns import parse_partition
 
 
 @pytest.mark.slow

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal, scramble
-from patterndb.catalog import build_pattern_file
-from patterndb.patterns import NAMED, parse_partition
+from patterndb.files.catalog import build_pattern_file
+from patterndb.puzzle.patterns import NAMED, parse_partition
 from solver import api
-from solver.anytime import solve_bounded
-from solver.cli import main as solver
+from solver.bounded.anytime import solve_bounded
+from solver.cli.commands import main as solver
 from solver.plan import Options
 from solver.solution import SearchStopped
 
@@ -69,7 +69,7 @@ def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
 
 def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tables):
     """A random 35-puzzle: the beam's answer wanders, and its windows searched again give a
-    shorter one (solver.shorten), which replays and stays above the proven bound."""
+    shorter one (solver.bounded.shorten), which replays and stays above the proven bound."""
     board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "2"]).stdout)
     _, frame = api.prepare(board, "blank-last")
     warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=1))
@@ -88,7 +88,7 @@ def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tabl
 
 def test_a_7x7_beam_foreseen_not_to_end_in_time_waits_for_the_windows(big_tables):
     """A beam of width 4,194,304 after one of 2,048 would take two thousand times as long: the
-    answer's windows are searched again first (solver.shorten), and their shorter answer, which
+    answer's windows are searched again first (solver.bounded.shorten), and their shorter answer, which
     replays and stays above the proven bound, is the one the time-out leaves."""
     board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
     goal = make_goal(board.shape, "blank-last")
@@ -108,7 +108,7 @@ def test_a_7x7_beam_foreseen_not_to_end_in_time_waits_for_the_windows(big_tables
 def test_no_weighted_astar_on_7x7(big_tables, monkeypatch):
     """On 7x7 weighted A* held to its node limit found nothing in 17-21 s: the beams after the
     first one come straight after it."""
-    from solver import anytime
+    from solver.bounded import anytime
 
     called = []
     monkeypatch.setattr(anytime, "_weighted", lambda *a: called.append(a[3]) or False)
@@ -120,7 +120,7 @@ def test_no_weighted_astar_on_7x7(big_tables, monkeypatch):
 
 
 def test_a_beam_is_foreseen_by_the_last_ones_time_on_7x7_only():
-    from solver.anytime import _ends_in_time
+    from solver.bounded.anytime import _ends_in_time
 
     seven, six = (make_goal(Shape(k, k), "blank-last") for k in (7, 6))
     now = time.perf_counter()

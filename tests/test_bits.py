@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patterndb import Shape
-from patterndb.additive import Cells, _geometry, _neighbour_masks, _region_after_move, box_bridges, box_rings
+from patterndb.build.additive import Cells, _geometry, _neighbour_masks, _region_after_move, box_bridges, box_rings
 from patterndb.bits import fetch_add, flood
 from patterndb.jit import njit
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.additive import build_pattern, regions_fit
-from patterndb.blankfree import build_blank_free
-from patterndb.catalog import build_pattern_file, load_pattern
-from patterndb.ranking import num_placements, rank_many
-from patterndb.store import read_attrs
+from patterndb.build.additive import build_pattern, regions_fit
+from patterndb.build.blankfree import build_blank_free
+from patterndb.files.catalog import build_pattern_file, load_pattern
+from patterndb.puzzle.ranking import num_placements, rank_many
+from patterndb.files.store import read_attrs
 
 from . import naive
 

@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, PatternError, Shape, make_goal, random_board
-from patterndb.catalog import build_pattern_file
-from patterndb.patterns import catalog_groups, is_named, parse_catalog, parse_partition
+from patterndb.files.catalog import build_pattern_file
+from patterndb.puzzle.patterns import catalog_groups, is_named, parse_catalog, parse_partition
 from solver import solve
 from solver.api import Options, make_plan, prepare
-from solver.heuristics.kernels import h_many
-from solver.search import Driver, StopFlag, ThreadBackend
+from solver.search.heuristic import h_many
+from solver.ida import Driver, StopFlag, ThreadBackend
 
 from . import naive
 from .conftest import all_8puzzle_states

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from solver import solve
 from solver.api import Control
-from solver.checkpoint import CheckpointError, digest
-from solver.cli import main as solver_cli
+from solver.ida.checkpoint import CheckpointError, digest
+from solver.cli.commands import main as solver_cli
 from solver.solution import SearchStopped
 
 from .instances import korf

@@ -5,8 +5,8 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from patterndb.cli import main as pdb
-from solver.cli import main as solver
+from patterndb.cli.commands import main as pdb
+from solver.cli.commands import main as solver
 
 from .instances import KORF_1
 
@@ -88,7 +88,7 @@ def test_help_everywhere():
 def test_prune_help_names_the_default_depth_of_each_shape():
     """--prune's help says the depth a search takes unless told, per shape, from the table
     the search reads (it had said 14 on 5x5 after the default there became 16)."""
-    from patterndb.machines import DEFAULT_DEPTH
+    from patterndb.files.machines import DEFAULT_DEPTH
 
     help_text = " ".join(CliRunner().invoke(solver, ["solve", "--help"]).stdout.split())
     for (rows, cols), depth in DEFAULT_DEPTH.items():
@@ -268,10 +268,11 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
 
     import h5py
 
-    from patterndb import Frame, Shape, integrity, make_goal
-    from patterndb.catalog import build_exact_file
-    from patterndb.cli import main as pdb
-    from patterndb.machines import load_or_build
+    from patterndb import Frame, Shape, make_goal
+    from patterndb.files import integrity
+    from patterndb.files.catalog import build_exact_file
+    from patterndb.cli.commands import main as pdb
+    from patterndb.files.machines import load_or_build
 
     load_or_build(Shape(3, 3), 6, tmp_path, lambda _: None)
     machine = next(tmp_path.glob("moves-*.h5"))

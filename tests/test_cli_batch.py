@@ -2,7 +2,7 @@
 import json
 import os
 
-from solver.cli import main as solver
+from solver.cli.commands import main as solver
 
 
 def _batch(tmp_path, text):

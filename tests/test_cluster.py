@@ -13,8 +13,8 @@ distributed = pytest.importorskip("distributed")
 from patterndb import Shape, make_goal, scramble  # noqa: E402
 from solver import solve  # noqa: E402
 from solver.api import Control, Options, make_plan, prepare, run  # noqa: E402
-from solver.cluster import Cluster  # noqa: E402
-from solver.trace import read_trace  # noqa: E402
+from solver.cluster.client import Cluster  # noqa: E402
+from solver.ida.trace import read_trace  # noqa: E402
 
 from .instances import korf  # noqa: E402
 from .naive import replay  # noqa: E402
@@ -155,7 +155,7 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
     side (they share its tables: dask_tasks._problem)."""
     from click.testing import CliRunner
 
-    from solver.cli import main
+    from solver.cli.commands import main
 
     f = tmp_path / "b.txt"
     f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
@@ -168,7 +168,7 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
 def test_a_bounded_search_proves_its_bound_on_the_cluster(cluster, pdb_dir):
     """--within / --anytime with --scheduler: the IDA* that proves the lower bound sends its
     iterations to the workers (every split one here), and the answer is the serial one's."""
-    from solver.anytime import solve_bounded
+    from solver.bounded.anytime import solve_bounded
 
     board, want = korf(2)
     b, frame = prepare(board, "blank-first")
@@ -185,7 +185,7 @@ def test_a_bounded_search_proves_its_bound_on_the_cluster(cluster, pdb_dir):
 def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
     from click.testing import CliRunner
 
-    from solver.cli import main
+    from solver.cli.commands import main
 
     f = tmp_path / "b.txt"
     f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
@@ -201,7 +201,7 @@ def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
 
 
 def test_local_n_is_n_threads_in_about_sqrt_n_processes():
-    from solver.cluster import check_address, local_layout
+    from solver.cluster.client import check_address, local_layout
 
     assert [local_layout(n) for n in (1, 2, 4, 7, 8, 16, 64)] == [(1, 1), (2, 1), (2, 2), (7, 1), (4, 2), (4, 4), (8, 8)]
     assert check_address("local:2") == (2, 1) and check_address("local:4") == (2, 2)
@@ -219,7 +219,7 @@ def test_a_bad_scheduler_address_is_one_line_at_once(address):
 
     from click.testing import CliRunner
 
-    from solver.cli import main
+    from solver.cli.commands import main
 
     t = time.monotonic()
     r = CliRunner().invoke(main, ["solve", "12345678_", "--scheduler", address])
@@ -233,7 +233,7 @@ def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
 
     from click.testing import CliRunner
 
-    from solver.cli import main
+    from solver.cli.commands import main
 
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
@@ -257,7 +257,7 @@ def _invoke_scheduler(address, timeout="20"):
 
     from click.testing import CliRunner
 
-    from solver.cli import main
+    from solver.cli.commands import main
 
     t = time.monotonic()
     r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
@@ -314,12 +314,12 @@ def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
 def test_a_running_task_stops_when_it_is_cancelled(cluster):
     """Dask cannot stop a running task: a stopped iteration's running tasks held their
     workers for seconds, into the next board's first iteration. The client cancels them and
-    each worker stops its cancelled tasks (solver.dask_tasks._Running); here one task searches a
+    each worker stops its cancelled tasks (solver.cluster.tasks._Running); here one task searches a
     whole iteration of about 10^8 nodes (Korf #1, Manhattan, 2 below its length), is
     cancelled after half a second, and a task sent to the same worker then runs at once."""
     import time
 
-    from solver.dask_tasks import run_task
+    from solver.cluster.tasks import run_task
 
     board, want = korf(0)
     b, frame = prepare(board, "blank-first")
@@ -394,7 +394,7 @@ def test_a_connection_closed_while_asking_for_the_workers_is_a_lost_scheduler():
     collector of results."""
     from distributed.comm.core import CommClosedError
 
-    from solver.dask_tasks import DaskBackend
+    from solver.cluster.tasks import DaskBackend
     from solver.solution import ClusterError
 
     class Client:

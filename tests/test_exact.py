@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 
 from patterndb import Board, Frame, Shape, make_goal
-from patterndb.catalog import build_exact_file, exact_path, load_exact
-from patterndb.exact import UNREACHED, build_exact, histogram
-from patterndb.ranking import rank_many
-from patterndb.store import read_attrs
+from patterndb.files.catalog import build_exact_file, exact_path, load_exact
+from patterndb.build.exact import UNREACHED, build_exact, histogram
+from patterndb.puzzle.ranking import rank_many
+from patterndb.files.store import read_attrs
 
 from . import naive
 

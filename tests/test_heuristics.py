@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from solver import heuristics
-from solver.heuristics.kernels import h_many
+from solver.search.heuristic import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
@@ -66,7 +66,7 @@ def test_consistent_where_claimed(all_8puzzle, rng, name):
 def test_incremental_update_equals_recomputation(name, rows, cols, rng):
     """h_move (used by IDA*) agrees with h_full after every move of long random walks."""
     from patterndb import Shape, make_goal
-    from solver.heuristics.kernels import h_full, h_move
+    from solver.search.heuristic import h_full, h_move
 
     goal = make_goal(Shape(rows, cols), "blank-first")
     H = heuristics.CLASSIC[name](goal).H
@@ -92,7 +92,7 @@ def test_a_slide_changes_the_line_conflicts_as_counted_from_scratch(size):
     less Manhattan distance), and the conflicts themselves are naive.line_conflicts'."""
     from patterndb import Shape, make_goal, random_board
     from solver.heuristics import linear_conflict, manhattan
-    from solver.heuristics.kernels import conflicts_change
+    from solver.search.heuristic import conflicts_change
 
     shape = Shape(size, size)
     goal = make_goal(shape, "blank-first")

@@ -1,5 +1,5 @@
 """Is a table the one that was built: checksums, digests, the record of files checked in full,
-and the spot checks (patterndb.integrity)."""
+and the spot checks (patterndb.files.integrity)."""
 import os
 import time
 from pathlib import Path
@@ -8,8 +8,9 @@ import h5py
 import numpy as np
 import pytest
 
-from patterndb import Frame, Shape, TableError, integrity, make_goal, store
-from patterndb.catalog import load_exact
+from patterndb import Frame, Shape, TableError, make_goal
+from patterndb.files import integrity, store
+from patterndb.files.catalog import load_exact
 
 
 def _swap_data(path, donor):
@@ -31,8 +32,8 @@ def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path, pac
     over data and attributes does not match."""
     from click.testing import CliRunner
 
-    from patterndb.catalog import build_pattern_file, pattern_path
-    from patterndb.cli import main as pdb
+    from patterndb.files.catalog import build_pattern_file, pattern_path
+    from patterndb.cli.commands import main as pdb
     from solver import solve
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
@@ -53,7 +54,7 @@ def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path, pac
 def test_missing_checksum_attribute_is_one_line(table_file):
     from click.testing import CliRunner
 
-    from patterndb.cli import main as pdb
+    from patterndb.cli.commands import main as pdb
 
     frame, path = table_file
     with h5py.File(path, "r+") as f:
@@ -100,7 +101,7 @@ def test_pdb_verify_always_hashes(table_file):
     """Even a forger who restores the mtime after flipping a byte is caught by pdb verify."""
     from click.testing import CliRunner
 
-    from patterndb.cli import main as pdb
+    from patterndb.cli.commands import main as pdb
 
     frame, path = table_file
     _age(path)
@@ -119,8 +120,8 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path, packed):
     called optimal. The values no longer match their histogram."""
     from click.testing import CliRunner
 
-    from patterndb.catalog import build_pattern_file, pattern_path
-    from patterndb.cli import main as pdb
+    from patterndb.files.catalog import build_pattern_file, pattern_path
+    from patterndb.cli.commands import main as pdb
     from solver import solve
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
@@ -145,8 +146,8 @@ def test_verify_checks_the_name_against_the_attributes(tmp_path):
     """The loader finds a table by its name: a table copied under another group's name is refused."""
     from click.testing import CliRunner
 
-    from patterndb.catalog import build_pattern_file
-    from patterndb.cli import main as pdb
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.cli.commands import main as pdb
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
@@ -160,7 +161,7 @@ def test_verify_checks_the_name_against_the_attributes(tmp_path):
 def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, entries):
     """A table that claims fewer placements than its group has would let the search read past it
     (with entries=300 it used to end in an IndexError traceback): the count is checked on every load."""
-    from patterndb.catalog import build_pattern_file, pattern_path
+    from patterndb.files.catalog import build_pattern_file, pattern_path
     from solver import solve
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
@@ -186,8 +187,8 @@ def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, e
 
 def _verified_copy(pdb_dir, tmp_path):
     """(path, a load of it) of a copy of a 4x4 5-tile table, checked in full once and remembered."""
-    from patterndb.catalog import map_checked, pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     group = parse_partition("5-5-5", frame)[0]
@@ -261,8 +262,8 @@ def test_a_goal_no_build_writes_is_refused_by_list_and_verify(tmp_path):
     its name and digest made to match, is no table a solver could have asked for."""
     from click.testing import CliRunner
 
-    from patterndb.catalog import build_pattern_file
-    from patterndb.cli import main as pdb
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.cli.commands import main as pdb
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)

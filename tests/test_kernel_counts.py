@@ -4,7 +4,7 @@ child order, at every bound."""
 import numpy as np
 
 from patterndb import Shape, make_goal, random_board
-from solver.search import Driver, StopFlag, ThreadBackend
+from solver.ida import Driver, StopFlag, ThreadBackend
 from solver.search.moves import EXHAUSTED, FOUND
 
 from . import naive

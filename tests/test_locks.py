@@ -2,7 +2,7 @@
 import threading
 import time
 
-from patterndb.locks import exclusive
+from patterndb.files.locks import exclusive
 
 
 def test_one_holder_at_a_time_and_no_file_left(tmp_path):
@@ -31,7 +31,7 @@ def test_one_holder_at_a_time_and_no_file_left(tmp_path):
 def test_a_build_that_only_waited_says_it_found_the_table_built(tmp_path, capsys):
     """A second `pdb build` of the same table waits, then says it found the table built (it used to
     print nothing about it)."""
-    from patterndb.buildcheck import build_lock
+    from patterndb.files.buildcheck import build_lock
 
     path = tmp_path / "t.h5"
     holding, done = threading.Event(), []

@@ -1,20 +1,21 @@
-"""Tables memory-mapped for the search, in 2 MB pages, and mapped in bulk (patterndb.mapping)."""
+"""Tables memory-mapped for the search, in 2 MB pages, and mapped in bulk (patterndb.files.mapping)."""
 import os
 
 import h5py
 import numpy as np
 import pytest
 
-from patterndb import Frame, Shape, TableError, make_goal, mapping
-from patterndb.attrs import stored_size
+from patterndb import Frame, Shape, TableError, make_goal
+from patterndb.files import mapping
+from patterndb.files.attrs import stored_size
 from tests.test_integrity import _age
 
 
 def test_remembered_tables_are_mapped_without_opening_them_as_hdf5(pdb_dir, monkeypatch):
     """Once verified, a table's attributes come from the record of that very file version;
     a changed file is opened (and checked) again."""
-    from patterndb.catalog import map_checked, pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     groups = parse_partition("5-5-5", frame)
@@ -34,8 +35,8 @@ def test_remembered_tables_are_mapped_without_opening_them_as_hdf5(pdb_dir, monk
 
 
 def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeypatch):
-    from patterndb.catalog import map_checked, pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import map_checked, pattern_expect, pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     groups = parse_partition("5-5-5", frame)
@@ -43,7 +44,7 @@ def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeyp
     expects = [pattern_expect(frame, g) for g in groups]
     mapped, offsets, _ = map_checked(paths, expects)
     assert mapping.map_tables(paths, expects) is not None  # Linux: really mapped
-    monkeypatch.setattr("patterndb.catalog.map_tables", lambda p, e: None)
+    monkeypatch.setattr("patterndb.files.catalog.map_tables", lambda p, e: None)
     read, roffsets, _ = map_checked(paths, expects)
     for p, o, ro in zip(paths, offsets, roffsets):
         with h5py.File(p, "r") as f:
@@ -53,8 +54,8 @@ def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeyp
 
 def test_mapped_tables_sit_at_their_file_offsets_modulo_a_huge_page(pdb_dir):
     """The condition for the kernel to map a table's 2 MB page-cache folios with one entry each."""
-    from patterndb.catalog import pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import pattern_expect, pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     groups = parse_partition("5-5-5", frame)
@@ -84,8 +85,8 @@ def _mapped_kb(start: int, end: int) -> int:
 def test_populate_maps_every_page_of_the_tables_at_once(pdb_dir, tmp_path):
     """A batch maps its tables before it searches (mapping.populate): every page of a mapped
     file is then in the process, and the bytes are the file's."""
-    from patterndb.catalog import pattern_expect, pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files.catalog import pattern_expect, pattern_path
+    from patterndb.puzzle.patterns import parse_partition
 
     f = tmp_path / "eight-mb"
     f.write_bytes(np.random.default_rng(5).integers(0, 256, 8 << 20, dtype=np.uint8).tobytes())
@@ -114,6 +115,6 @@ def test_mapping_a_truncated_file_is_refused(table_file):
         end = f["table"].id.get_offset() + f["table"].size
     with open(path, "r+b") as fh:
         fh.truncate(end - 10)
-    from patterndb.catalog import exact_expect
+    from patterndb.files.catalog import exact_expect
     with pytest.raises(TableError, match="damaged"):
         mapping.map_tables([path], [exact_expect(frame)])

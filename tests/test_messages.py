@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from patterndb.cli import main as pdb
-from solver.cli import main as solver
+from patterndb.cli.commands import main as pdb
+from solver.cli.commands import main as solver
 
 from .instances import KORF_1
 
@@ -152,7 +152,7 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
         out, err = p.communicate(timeout=60)
         seen.append((delay, p.returncode, err[-200:]))
         finished = "table / exact: 31 expanded" in out and p.returncode in (0, -signal.SIGINT)
-        if finished or "init_import_site" in err or "from solver.launch import main" in err:
+        if finished or "init_import_site" in err or "from solver.cli.launch import main" in err:
             continue  # finished first (a signal in the interpreter's last moments, as it shuts down, is
             # the default one), or still in Python's start-up (before the command's first line)
         assert p.returncode == 130 and "Traceback" not in err, (delay, err)
@@ -175,7 +175,7 @@ def test_ctrl_c_turned_into_another_error_by_an_extension_is_still_one_line(tmp_
         "        time.sleep(5)\n"
         "    except KeyboardInterrupt:\n"
         "        raise ImportError('an_extension failed to import') from None\n")
-    p = subprocess.run([sys.executable, "-c", "from patterndb.launch import launch; launch('cut_short')"],
+    p = subprocess.run([sys.executable, "-c", "from patterndb.cli.launch import launch; launch('cut_short')"],
                        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(tmp_path)},
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (p.returncode, p.stderr) == (130, "interrupted\n")
@@ -184,7 +184,7 @@ def test_ctrl_c_turned_into_another_error_by_an_extension_is_still_one_line(tmp_
 def test_a_table_of_another_group_is_named_in_plain_numbers(tmp_path):
     """The mismatch used to read "tiles=array([1, 2, 4, 5, 8])"."""
     from patterndb import Frame, Shape, TableError, make_goal
-    from patterndb.catalog import build_pattern_file, load_pattern, pattern_path
+    from patterndb.files.catalog import build_pattern_file, load_pattern, pattern_path
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
@@ -195,7 +195,7 @@ def test_a_table_of_another_group_is_named_in_plain_numbers(tmp_path):
 
 def test_pdb_pack_says_why_it_kept_a_file(tmp_path):
     from patterndb import Frame, Shape, make_goal
-    from patterndb.catalog import build_exact_file, build_pattern_file
+    from patterndb.files.catalog import build_exact_file, build_pattern_file
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     packed = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
@@ -210,7 +210,7 @@ def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatc
     cache, and that is the path printed (it used to print the data directory's, where nothing was)."""
     import shutil
 
-    from patterndb import machines
+    from patterndb.files import machines
 
     data = tmp_path / "data"
     data.mkdir()
@@ -273,7 +273,7 @@ def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
 def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tmp_path, monkeypatch):
     """It failed (exit 3) though its exact table builds in memory in under a second. (Root may
     write anywhere, so the write check is made to fail as on a read-only mount.)"""
-    from patterndb import buildcheck
+    from patterndb.files import buildcheck
     from patterndb.errors import WriteError
     from solver import solve
 
@@ -292,7 +292,7 @@ def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tm
 
 def test_pdb_list_flags_a_table_stored_under_another_groups_name(tmp_path):
     from patterndb import Frame, Shape, make_goal
-    from patterndb.catalog import build_pattern_file, pattern_path
+    from patterndb.files.catalog import build_pattern_file, pattern_path
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     built = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)

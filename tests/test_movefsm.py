@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board
-from patterndb.machines import load_or_build, machine_path, read_machine
+from patterndb.files.machines import load_or_build, machine_path, read_machine
 from patterndb.errors import TableError
-from patterndb.movefsm import build, undo_machine
+from patterndb.build.movefsm import build, undo_machine
 from solver import solve
 from solver.api import Options, make_plan, prepare, run
-from solver.search import Driver, StopFlag, ThreadBackend
+from solver.ida import Driver, StopFlag, ThreadBackend
 from solver.search.subtrees import frontier
 
 from . import naive
@@ -155,7 +155,7 @@ def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, m
     import os
     import time
 
-    from patterndb import integrity, machines
+    from patterndb.files import integrity, machines
 
     shape = Shape(3, 3)
     m = load_or_build(shape, 8, tmp_path)
@@ -189,7 +189,7 @@ def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatc
     import threading
     import time
 
-    from patterndb import machines
+    from patterndb.files import machines
 
     calls = []
     real = machines.build
@@ -217,7 +217,7 @@ def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatc
 @pytest.mark.parametrize("rows, cols, depth", [(2, 2, 12), (2, 3, 16), (3, 3, 16), (2, 4, 14), (3, 4, 13), (4, 4, 13)])
 def test_the_build_cost_errs_high(rows, cols, depth):
     """The estimate made from a search of 10 moves is never below the real build's paths."""
-    from patterndb.movefsm import _search, build_cost
+    from patterndb.build.movefsm import _search, build_cost
 
     shape = Shape(rows, cols)
     real = int(_search(shape.neighbours, depth)[2].sum())
@@ -233,7 +233,7 @@ def test_the_build_cost_errs_high_on_memory_measured():
     import subprocess
     import sys
 
-    code = ("from patterndb import Shape; from patterndb.movefsm import build, build_cost\n"
+    code = ("from patterndb import Shape; from patterndb.build.movefsm import build, build_cost\n"
             "def kb(field): return int(next(l for l in open('/proc/self/status') if l.startswith(field)).split()[1])\n"
             "build(Shape(3, 3), 6); cost = build_cost(Shape(5, 5), 14)\n"
             "open('/proc/self/clear_refs', 'w').write('5'); before = kb('VmRSS')\n"
@@ -260,8 +260,8 @@ def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, 
     """--prune 20 on 4x4 used to take 286 s and 15 GB with no warning."""
     from click.testing import CliRunner
 
-    from patterndb import machines
-    from solver.cli import main
+    from patterndb.files import machines
+    from solver.cli.commands import main
 
     monkeypatch.setattr(machines, "available_memory", lambda: 1 << 30)
     monkeypatch.setattr(machines, "build", lambda shape, depth: pytest.fail("built anyway"))
@@ -278,8 +278,8 @@ def test_the_default_depth_falls_back_to_a_shallower_machine_that_fits(tmp_path,
     """5x5 prunes to depth 18 unless told; where that machine's build would not fit in the
     memory at hand and none is kept, the deepest that fits serves (here 14, past 16), said a
     line a depth; one kept is used."""
-    from patterndb import machines
-    from patterndb.movefsm import build_cost
+    from patterndb.files import machines
+    from patterndb.build.movefsm import build_cost
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     shape = Shape(5, 5)

@@ -4,13 +4,13 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.additive import build_pattern
-from patterndb.catalog import build_pattern_file, load_pattern, pack_pattern_file
-from patterndb.cli import main as pdb
-from patterndb.nibbles import goal_md, pack, unpack
-from patterndb.patterns import parse_partition
-from patterndb.attrs import is_packed
-from patterndb.store import read_attrs
+from patterndb.build.additive import build_pattern
+from patterndb.files.catalog import build_pattern_file, load_pattern, pack_pattern_file
+from patterndb.cli.commands import main as pdb
+from patterndb.build.nibbles import goal_md, pack, unpack
+from patterndb.puzzle.patterns import parse_partition
+from patterndb.files.attrs import is_packed
+from patterndb.files.store import read_attrs
 from solver import solve
 
 from . import naive
@@ -81,7 +81,7 @@ def test_pack_leaves_packed_and_exact_tables_alone(tmp_path):
 
 @pytest.mark.parametrize("entries", [1, 2, 37, 1000])
 def test_nibble_histogram_counts_every_entry_whatever_the_slice(monkeypatch, entries):
-    from patterndb import nibbles
+    from patterndb.build import nibbles
 
     rng = np.random.default_rng(entries)
     values = rng.integers(0, 16, entries)

@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board, scramble
-from patterndb.catalog import build_pattern_file
-from patterndb.frame import Frame
-from patterndb.movefsm import undo_machine
-from patterndb.patterns import parse_catalog
+from patterndb.files.catalog import build_pattern_file
+from patterndb.puzzle.frame import Frame
+from patterndb.build.movefsm import undo_machine
+from patterndb.puzzle.patterns import parse_catalog
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
-from solver.checkpoint import Checkpoint, CheckpointError, digest
-from solver.search import Driver, Problem, StopFlag, ThreadBackend
+from solver.ida.checkpoint import Checkpoint, CheckpointError, digest
+from solver.ida import Driver, Problem, StopFlag, ThreadBackend
 from solver.search.moves import FOUND, LIMIT, METER, STOP_EVERY
-from solver.search.subtree_order import GROWTH_POWER, search_order
+from solver.ida.subtree_order import GROWTH_POWER, search_order
 from solver.search.subtrees import EXPANDED, STATUS, frontier
-from solver.search.threads import run_chunk
+from solver.ida.threads import run_chunk
 from solver.solution import SearchStopped
 
 from . import naive
@@ -312,7 +312,7 @@ def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_pa
 
 
 def test_an_error_in_a_worker_thread_is_raised_not_swallowed(pdb_dir, monkeypatch):
-    import solver.search.threads as par
+    import solver.ida.threads as par
 
     p, _ = problem(korf(2)[0], pattern="5-5-5", data_dir=pdb_dir)
     real = par.run_chunk
@@ -335,7 +335,7 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
     end the search as they do a split iteration."""
     from types import SimpleNamespace
 
-    import solver.search.parallel as par
+    import solver.ida.parallel as par
 
     board, want = korf(2)  # 241 M expansions with Manhattan: minutes
     p, _ = problem(board, heuristic="manhattan")
@@ -373,8 +373,8 @@ def test_a_root_iteration_runs_in_the_calling_thread_only_where_it_is_expected_t
     """Driver._inline: the first iteration and one expected under INLINE_SECONDS at the last
     one's speed run in the main thread; a longer one in a thread of its own; in any other
     thread, everything runs where it is (signals reach only the main thread)."""
-    import solver.search.parallel as par
-    from solver.search.state import Iteration
+    import solver.ida.parallel as par
+    from solver.ida.state import Iteration
 
     assert Driver._inline([], 0.0)
     fast = [Iteration(40, 1_000_000, 2_000_000, 0.1, 1)]  # 10 M expansions a second
@@ -392,8 +392,8 @@ def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_her
     """A backend with nearby_seconds (Dask) gets only the split iterations expected to take
     longer than that on this machine's threads, at the threads' measured rate, else the last
     root iteration's, else the low guess; a backend without it gets every one."""
-    from solver.search.state import Iteration
-    from solver.search.work_queue import Rate
+    from solver.ida.state import Iteration
+    from solver.ida.work_queue import Rate
 
     class Far:
         nearby_seconds, jobs, cuts = 1.0, 8, True

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from patterndb import Board, Frame, Shape, TableError, make_goal, random_board, scramble
-from patterndb.patterns import parse_partition
+from patterndb.puzzle.patterns import parse_partition
 from solver import solve
 from solver.api import Options, make_plan
-from solver.heuristics.kernels import h_many
+from solver.search.heuristic import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
@@ -92,7 +92,7 @@ def test_missing_tables_name_the_build_command(tmp_path):
 
 def test_pdb_files_explicit(pdb_dir):
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
-    from patterndb.catalog import pattern_path
+    from patterndb.files.catalog import pattern_path
     files = [pattern_path(pdb_dir, frame, g) for g in parse_partition("5-5-5", frame)]
     board, want = korf(3)
     sol = solve(board, "blank-first", pdb_files=files)
@@ -115,7 +115,7 @@ def test_solve_reuses_loaded_tables_until_a_file_changes(pdb_dir, monkeypatch):
         solve(korf(i)[0], "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     assert len(loads) == 1
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
-    from patterndb.catalog import pattern_path
+    from patterndb.files.catalog import pattern_path
     p = pattern_path(pdb_dir, frame, parse_partition("5-5-5", frame)[0])
     st = p.stat()
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the file changed: load and check it again

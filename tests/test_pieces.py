@@ -1,4 +1,4 @@
-"""The biggest subtrees cut into pieces (solver.search.pieces): same nodes, exact counts, exact resumes."""
+"""The biggest subtrees cut into pieces (solver.ida.pieces): same nodes, exact counts, exact resumes."""
 import json
 import threading
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from patterndb import Shape
-from patterndb.movefsm import undo_machine
+from patterndb.build.movefsm import undo_machine
 from solver import solve
 from solver.api import Control
-from solver.checkpoint import Checkpoint, identity
-from solver.search import Driver, StopFlag, ThreadBackend
-from solver.search.pieces import MAX_PIECES, SHARE, Tally, cut
+from solver.ida.checkpoint import Checkpoint, identity
+from solver.ida import Driver, StopFlag, ThreadBackend
+from solver.ida.pieces import MAX_PIECES, SHARE, Tally, cut
 from solver.search.subtrees import EXPANDED, frontier
 from solver.solution import SearchStopped
 
@@ -130,7 +130,7 @@ def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_
 
 
 def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
-    from solver.search.pieces import Pieces
+    from solver.ida.pieces import Pieces
     p = Pieces(np.arange(4, dtype=np.int64)[:, None], np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4),
                None)
     a = lambda *x: np.array(x, dtype=np.int64)

@@ -5,8 +5,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from patterndb.cli import main as pdb
-from solver.cli import main as solver
+from patterndb.cli.commands import main as pdb
+from solver.cli.commands import main as solver
 
 from .instances import KORF_12
 
@@ -64,8 +64,8 @@ def test_the_sampled_sum_is_the_partitions_heuristic(tmp_path, pattern, zero):
     import numpy as np
 
     from patterndb import Board, Shape, random_board
-    from patterndb.catalog import load_checked
-    from patterndb.plot import sampled_sums
+    from patterndb.files.catalog import load_checked
+    from patterndb.cli.plot import sampled_sums
     from solver.api import Options, make_plan, prepare
 
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--goal", "blank-first", "--pattern", pattern,

@@ -1,7 +1,7 @@
 """Build progress lines: honest early estimates, nothing past the last level."""
 import io
 
-from patterndb.progress import LevelProgress
+from patterndb.build.progress import LevelProgress
 
 
 class Clock:
@@ -32,7 +32,7 @@ def test_no_absurd_eta_early_and_no_level_past_the_maximum():
 def test_redrawn_lines_fit_the_terminal(monkeypatch):
     """The build and status lines (about 100 and 90 characters) used to wrap in an 80-column
     terminal and left a stale copy per redraw."""
-    from patterndb.progress import fit
+    from patterndb.build.progress import fit
 
     monkeypatch.setenv("COLUMNS", "40")
     out = io.StringIO()  # (no terminal behind it: the width comes from COLUMNS)

@@ -1,4 +1,4 @@
-"""pdb verify --full: tables proven right, not only intact (patterndb.proof).
+"""pdb verify --full: tables proven right, not only intact (patterndb.build.proof).
 
 Each forgery below passes every checksum (its digest and statistics recomputed, as a
 forger would), and plain `pdb verify`; --full must refuse it."""
@@ -7,14 +7,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from patterndb import Frame, Shape, TableError, integrity, make_goal
-from patterndb.attrs import is_packed
-from patterndb.catalog import build_exact_file, build_pattern_file, load_checked, unpack
-from patterndb.cli import main as pdb
-from patterndb.exact import UNREACHED, histogram, histogram_mean
-from patterndb.nibbles import nibble_histogram
-from patterndb.proof import prove_exact
-from patterndb.ranking import rank
+from patterndb import Frame, Shape, TableError, make_goal
+from patterndb.files import integrity
+from patterndb.files.attrs import is_packed
+from patterndb.files.catalog import build_exact_file, build_pattern_file, load_checked, unpack
+from patterndb.cli.commands import main as pdb
+from patterndb.build.exact import UNREACHED, histogram, histogram_mean
+from patterndb.build.nibbles import nibble_histogram
+from patterndb.build.proof import prove_exact
+from patterndb.puzzle.ranking import rank
 
 
 def _forge(path, data, attrs):
@@ -124,7 +125,7 @@ def test_exact_tables_are_proven_by_one_pass(tmp_path, change, message):
 
 def test_an_exact_build_that_went_wrong_is_not_written(tmp_path, monkeypatch):
     """pdb build proves a small exact table before its atomic rename."""
-    from patterndb import catalog
+    from patterndb.files import catalog
 
     real = catalog.build_exact
 
@@ -143,8 +144,8 @@ def test_an_exact_build_that_went_wrong_is_not_written(tmp_path, monkeypatch):
 def test_a_machine_that_prunes_more_is_refused(tmp_path):
     """A move-pruning machine forged to forbid one more move (written with a matching
     checksum) passes plain verify and would lose optimal solutions; --full builds it again."""
-    from patterndb.machines import machine_path, write_machine
-    from patterndb.movefsm import build
+    from patterndb.files.machines import machine_path, write_machine
+    from patterndb.build.movefsm import build
 
     shape = Shape(3, 3)
     machine = build(shape, 6)

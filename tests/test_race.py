@@ -1,4 +1,4 @@
-"""A race of two heuristics on one board (solver.search.race, --pattern "A|B")."""
+"""A race of two heuristics on one board (solver.ida.race, --pattern "A|B")."""
 import json
 import threading
 import time
@@ -12,10 +12,10 @@ from patterndb.bits import fetch_add
 from patterndb.jit import njit
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
-from solver.cli import main as solver_cli
-from solver.search import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.state import Iteration, SearchState
-from solver.search.race import RACE_MARGIN, race
+from solver.cli.commands import main as solver_cli
+from solver.ida import Driver, Problem, StopFlag, ThreadBackend
+from solver.ida.state import Iteration, SearchState
+from solver.ida.race import RACE_MARGIN, race
 from solver.solution import SearchStopped
 
 from .instances import korf
@@ -134,7 +134,7 @@ def test_a_stopped_race_raises_search_stopped(pdb_dir):
 @pytest.fixture
 def race_named(monkeypatch):
     """A race named "best" on 4x4 for these tests (the real one is on 5x5: tables too big here)."""
-    from patterndb import patterns
+    from patterndb.puzzle import patterns
 
     monkeypatch.setitem(patterns.RACES, (4, 4), {"best": "5-5-5|5-5-5"})
 
@@ -156,7 +156,7 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     end the winner's search: `best` on line 46 ended with "stopped at its time limit" after 2 s."""
     from types import SimpleNamespace
 
-    import solver.search.race as race_module
+    import solver.ida.race as race_module
 
     # the strong leg's limit computed as long past: every iteration it runs asks for a stop
     monkeypatch.setattr(race_module, "time", SimpleNamespace(monotonic=lambda: -1e9))
@@ -277,7 +277,7 @@ def test_a_bounded_search_raced_against_linear_conflict_claims_only_what_it_prov
     """On 8-puzzles against BFS distances: the bound proven by either side of the race is at
     most the distance, the answer within R of it, and the proof names both sides."""
     from patterndb import Shape, make_goal, random_board
-    from solver.anytime import solve_bounded
+    from solver.bounded.anytime import solve_bounded
 
     from .naive import bfs_distances, replay
 
@@ -297,7 +297,7 @@ def test_a_bounded_search_raced_against_linear_conflict_claims_only_what_it_prov
 
 
 def test_pdb_build_of_a_race_builds_only_its_tables(pdb_dir):
-    from patterndb.cli import main as pdb_cli
+    from patterndb.cli.commands import main as pdb_cli
 
     args = ["build", "--size", "4", "--goal", "blank-first", "--data-dir", str(pdb_dir), "--quiet"]
     r = CliRunner().invoke(pdb_cli, [*args, "--pattern", "5-5-5|linear-conflict"])

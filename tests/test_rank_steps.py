@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from patterndb import Shape
-from patterndb.ranking import rank
-from solver.heuristics.rank_steps import rank_step, slide_key, tile_weights
-from patterndb.zeroaware import cover_key
+from patterndb.puzzle.ranking import rank
+from solver.search.rank_steps import rank_step, slide_key, tile_weights
+from patterndb.build.zeroaware import cover_key
 
 
 def placement(pos, tiles, refl_tile, refl_cell, reflected):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from patterndb.ranking import next_placement, num_placements, rank, rank_many, unrank, unrank_digits, unrank_many
+from patterndb.puzzle.ranking import next_placement, num_placements, rank, rank_many, unrank, unrank_digits, unrank_many
 from patterndb.jit import njit
 
 from . import naive
@@ -44,8 +44,8 @@ def test_round_trip(args):
 
 
 def test_goal_index_is_the_rank_of_the_goal_placement():
-    from patterndb.patterns import goal_index
-    from patterndb.ranking import rank
+    from patterndb.puzzle.patterns import goal_index
+    from patterndb.puzzle.ranking import rank
 
     rng = np.random.default_rng(7)
     for n, k in ((9, 9), (16, 7), (25, 6), (12, 5)):

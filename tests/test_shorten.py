@@ -1,4 +1,4 @@
-"""Windows of a solution searched again (solver.shorten): what comes back reaches the goal, is
+"""Windows of a solution searched again (solver.bounded.shorten): what comes back reaches the goal, is
 shorter, and is never shorter than the BFS distance."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from patterndb import Shape, make_goal
 from solver.api import prepare, solve
-from solver.shorten import shorten
+from solver.bounded.shorten import shorten
 
 from .naive import bfs_distances, replay
 
@@ -67,7 +67,7 @@ def test_anchored_windows_replay_and_reach_the_distance_where_they_span_the_solu
     answer replays, never beats the BFS distance, and a window spanning the whole walk (its
     last board is the goal) finds the distance itself; a second call given the windows it
     searched searches nothing again."""
-    from solver.shorten import shorten_anchored
+    from solver.bounded.shorten import shorten_anchored
 
     goal = make_goal(Shape(rows, cols), "blank-last")
     dist = bfs_distances(tuple(goal.tiles.tolist()), rows, cols)
@@ -87,7 +87,7 @@ def test_a_window_ending_in_another_corner_is_mirrored_onto_the_tables_goal():
     """3x3, blank-last goal (its frame serves boards with the blank in cells 0 and 8): a walk
     that ends with the blank in cell 2 is searched mirrored left to right, and its answer, in
     the walk's own tiles, is the BFS distance between its two boards."""
-    from solver.shorten import _anchor, shorten_anchored
+    from solver.bounded.shorten import _anchor, shorten_anchored
 
     rng = np.random.default_rng(7)
     end = prepare("1 2 0 3 4 5 6 7 8", "blank-last")[0]

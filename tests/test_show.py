@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import BoardError, make_goal, parse_board
-from solver.cli import main as solver
+from solver.cli.commands import main as solver
 from solver.show import CELL, GAP, frames, svg
 
 SVG = "{http://www.w3.org/2000/svg}"

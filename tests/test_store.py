@@ -1,4 +1,4 @@
-"""Table files: written atomically, read back, refused when they are not whole (patterndb.store)."""
+"""Table files: written atomically, read back, refused when they are not whole (patterndb.files.store)."""
 import os
 import time
 
@@ -6,8 +6,9 @@ import h5py
 import numpy as np
 import pytest
 
-from patterndb import Frame, Shape, TableError, integrity, make_goal, store
-from patterndb.catalog import exact_path, load_exact
+from patterndb import Frame, Shape, TableError, make_goal
+from patterndb.files import integrity, store
+from patterndb.files.catalog import exact_path, load_exact
 from tests.instances import KORF_1
 from tests.test_integrity import _age
 
@@ -79,10 +80,10 @@ def test_killed_process_leaves_no_loadable_file(tmp_path):
     import subprocess
     import sys
 
-    from patterndb.catalog import list_tables
+    from patterndb.files.catalog import list_tables
 
     code = (
-        "import numpy as np; from patterndb import store; from pathlib import Path\n"
+        "import numpy as np; from patterndb.files import store; from pathlib import Path\n"
         f"store.write_table(Path({str(tmp_path / 'big.h5')!r}), np.ones(400_000_000, np.uint8), {{'kind': 'x'}})\n"
     )
     p = subprocess.Popen([sys.executable, "-c", code])
@@ -118,7 +119,7 @@ def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
     """The second build waits for the first, then finds the table written."""
     import threading
 
-    from patterndb import catalog
+    from patterndb.files import catalog
 
     builds = []
     real = catalog.build_pattern
@@ -146,9 +147,9 @@ def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, 
     """A data directory this process cannot write (a shared, read-only one) used to make every
     solve rebuild the move-pruning machine and hash every table again. Writes to it fail here
     as they would on a read-only mount (root may write anywhere, so they are made to fail)."""
-    from patterndb import machines
-    from patterndb.catalog import pattern_path
-    from patterndb.patterns import parse_partition
+    from patterndb.files import machines
+    from patterndb.files.catalog import pattern_path
+    from patterndb.puzzle.patterns import parse_partition
     from solver import solve
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -204,7 +205,7 @@ def _run_limited(code, size_bytes, tmp_path):
 def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
     """A full disk during the HDF5 write used to give a traceback after the whole build."""
     data = tmp_path / "data"
-    p = _run_limited({"warm": "from patterndb.cli import main; from patterndb import exact, Frame, Shape, make_goal\n"
+    p = _run_limited({"warm": "from patterndb.cli import main; from patterndb.build import exact; from patterndb import Frame, Shape, make_goal\n"
                               "exact.build_exact(Frame.for_goal(make_goal(Shape(2, 3))))",
                       "run": f"main(['build', '--size', '3', '--data-dir', {str(data)!r}, '-q'])"}, 100_000, tmp_path)
     assert p.returncode == 3, p.stderr
@@ -215,8 +216,8 @@ def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
 
 def test_a_machine_that_cannot_be_written_is_used_and_not_kept(tmp_path):
     data = tmp_path / "data"
-    p = _run_limited({"warm": "from pathlib import Path; from patterndb import Shape; from patterndb.machines import "
-                              "load_or_build; from patterndb.movefsm import build, build_cost\n"
+    p = _run_limited({"warm": "from pathlib import Path; from patterndb import Shape; from patterndb.files.machines import "
+                              "load_or_build; from patterndb.build.movefsm import build, build_cost\n"
                               "build(Shape(2, 3), 12); build_cost(Shape(2, 3), 12)",
                       "run": f"m = load_or_build(Shape(3, 3), 12, Path({str(data)!r}), print)\n"
                              "print(m.transitions.shape[0], 'states')"}, 2_000, tmp_path)

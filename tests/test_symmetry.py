@@ -1,16 +1,16 @@
-"""One table serving the groups symmetric to its own (patterndb.symmetry): every symmetry
+"""One table serving the groups symmetric to its own (patterndb.puzzle.symmetry): every symmetry
 the module allows gives the group's own table's values on every state, and one it refuses
 would not."""
 import numpy as np
 import pytest
 
-from patterndb.board import make_goal, random_board
-from patterndb.catalog import build_pattern_file, pattern_path
-from patterndb.frame import Frame
-from patterndb.geometry import Shape
-from patterndb.patterns import catalog_groups, parse_catalog
-from patterndb.symmetry import Served, board_symmetries, catalogue_sums, image, servers, serve
-from solver.heuristics.kernels import h_many
+from patterndb.puzzle.board import make_goal, random_board
+from patterndb.files.catalog import build_pattern_file, pattern_path
+from patterndb.puzzle.frame import Frame
+from patterndb.puzzle.geometry import Shape
+from patterndb.puzzle.patterns import catalog_groups, parse_catalog
+from patterndb.puzzle.symmetry import Served, board_symmetries, catalogue_sums, image, servers, serve
+from solver.search.heuristic import h_many
 from solver.heuristics.pdb import catalogue, pdb
 
 from .conftest import all_8puzzle_states
@@ -141,7 +141,7 @@ def test_pdb_list_says_which_file_serves_which_group(tmp_path, monkeypatch):
 
     from click.testing import CliRunner
 
-    import patterndb.cli as cli
+    import patterndb.cli.commands as cli
 
     frame = _frame(3, 3)
     spec = "1,2,4,5/3,6,7,8+1,3,5,7/2,4,6,8"

@@ -10,7 +10,7 @@ import pytest
 
 from solver import solve
 from solver.api import Control
-from solver.trace import read_trace
+from solver.ida.trace import read_trace
 
 from .instances import korf
 

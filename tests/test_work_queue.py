@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.search.work_queue import MAX_CHUNK, WORK_SHARE, Rate, WorkQueue, chunk_floor, chunk_size
+from solver.ida.work_queue import MAX_CHUNK, WORK_SHARE, Rate, WorkQueue, chunk_floor, chunk_size
 
 
 def drain(q):
@@ -88,7 +88,7 @@ def test_a_rate_is_a_low_guess_until_measured():
 
 
 def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
-    from solver.search.parallel import _expected
+    from solver.ida.parallel import _expected
 
     last = np.array([600.0, 300.0, 100.0])
     weights = last[[0, 2]]  # two subtrees left to search
@@ -100,8 +100,8 @@ def test_the_driver_gives_the_backends_expected_nodes_of_this_iteration():
 def test_the_first_split_iteration_expects_an_equal_share_of_the_estimate_per_subtree():
     """No sizes yet: the 2 subtrees left of 4 (a resume) expect a quarter of the estimate each,
     and the threads' chunks then hold the floor's work, not MAX_CHUNK subtrees at most."""
-    from solver.search.parallel import _expected
-    from solver.search.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER
+    from solver.ida.parallel import _expected
+    from solver.ida.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER
 
     assert np.allclose(_expected(None, None, 8000.0, 2, 4), [2000.0, 2000.0])
     assert _expected(None, None, 0.0, 2, 4) is None  # nothing expected yet
@@ -117,7 +117,7 @@ def test_the_first_split_iteration_expects_an_equal_share_of_the_estimate_per_su
 def test_dask_tasks_without_sizes_are_few_and_equal():
     """Counted out by guided self-scheduling, line 28's first split iteration on local:16 was
     470 tasks, most of a few subtrees, and each worker waited 2.4 s for its first."""
-    from solver.dask_tasks import MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER, task_chunks
+    from solver.cluster.tasks import MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER, task_chunks
 
     order = np.random.default_rng(1).permutation(8660)
     for jobs in (1, 2, 16, 64):
@@ -129,7 +129,7 @@ def test_dask_tasks_without_sizes_are_few_and_equal():
 
 
 def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
-    from solver.dask_tasks import TASK_SECONDS, TASKS_PER_WORKER, task_chunks
+    from solver.cluster.tasks import TASK_SECONDS, TASKS_PER_WORKER, task_chunks
 
     w = line37_like()
     chunks = task_chunks(np.arange(w.size), w, 16, rate=4e6)
@@ -142,7 +142,7 @@ def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
 def test_dask_tasks_at_the_tail_are_merged_to_a_twentieth_of_a_second():
     """The queue's tail (the smallest subtrees) went out one subtree a task: 99 of line 28's 244
     tasks at bound 96 on local:16 held under 20 ms of search, run at the scheduler's pace."""
-    from solver.dask_tasks import MIN_TASK_SECONDS, TASK_SECONDS, TASKS_PER_WORKER, WORK_SHARE, task_chunks
+    from solver.cluster.tasks import MIN_TASK_SECONDS, TASK_SECONDS, TASKS_PER_WORKER, WORK_SHARE, task_chunks
 
     w, jobs, rate = line37_like(), 16, 4e6
     ceiling = min(TASK_SECONDS * rate, w.sum() / (TASKS_PER_WORKER * jobs))

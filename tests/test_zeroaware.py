@@ -1,21 +1,21 @@
-"""Zero-aware tables (patterndb.zeroaware): one entry per placement and blank region."""
+"""Zero-aware tables (patterndb.build.zeroaware): one entry per placement and blank region."""
 import functools
 
 import numpy as np
 import pytest
 
 from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_board
-from patterndb.additive import build_pattern, build_regions
-from patterndb.catalog import build_pattern_file, map_checked, pattern_expect
-from patterndb.nibbles import goal_md
-from patterndb.patterns import parse_catalog, parse_partition, race_spec
-from patterndb.ranking import num_placements
-from patterndb.store import read_attrs
-from patterndb import zeroaware
+from patterndb.build.additive import build_pattern, build_regions
+from patterndb.files.catalog import build_pattern_file, map_checked, pattern_expect
+from patterndb.build.nibbles import goal_md
+from patterndb.puzzle.patterns import parse_catalog, parse_partition, race_spec
+from patterndb.puzzle.ranking import num_placements
+from patterndb.files.store import read_attrs
+from patterndb.build import zeroaware
 from solver import solve
 from solver.api import Options, make_plan, prepare
-from solver.heuristics.kernels import h_many
-from solver.search import Driver, StopFlag, ThreadBackend
+from solver.search.heuristic import h_many
+from solver.ida import Driver, StopFlag, ThreadBackend
 
 from . import naive
 from .conftest import all_8puzzle_states
@@ -79,7 +79,7 @@ def test_specs():
     assert parse_catalog("z5-5-5+5-5-5", f)[1] == parse_partition("5-5-5", f)
     assert parse_partition("best", f) == parse_partition("zbest", f) == parse_partition("z7-8", f)
     f5 = Frame.for_goal(make_goal(Shape(5, 5), "blank-first"))
-    # best on 5x5 is a race of z6-6-6-6 (the zero-aware 6-6-6-6) and cr14 (solver.search.race)
+    # best on 5x5 is a race of z6-6-6-6 (the zero-aware 6-6-6-6) and cr14 (solver.ida.race)
     assert race_spec("best", f5) == "z6-6-6-6|cr14" and race_spec("best", f) == "best"
     assert parse_partition("z6-6-6-6", f5) == tuple((0, *g) for g in parse_partition("6-6-6-6", f5))
     for bad, msg in (("0/1-15", "blank alone"), ("0,0,1-7/8-15", "twice"), ("0,1-15", "no room")):

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from patterndb import Board
-from patterndb.mapping import populate
+from patterndb.files.mapping import populate
+
+from ..search.heuristic import TABLE
 
 _DUMMY_I = np.zeros(1, dtype=np.int64)
 _DUMMY_2D = np.zeros((1, 1), dtype=np.int64)
@@ -18,7 +20,7 @@ class Heuristic:
     """An estimate of moves to the canonical goal.
 
     admissible: never overestimates; consistent: changes by at most 1 per
-    move. H is the kernel tuple described in kernels.py.
+    move. H is the kernel tuple described in solver.search.heuristic.
     """
 
     name: str
@@ -37,9 +39,9 @@ class Heuristic:
         return int(k.h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64)))
 
     def populate(self) -> bool:
-        """Map every page of its tables into the process now (patterndb.mapping.populate: what
+        """Map every page of its tables into the process now (patterndb.files.mapping.populate: what
         a batch of boards does before its searches); False where that is not possible."""
-        return populate(self.H[4])
+        return populate(self.H[TABLE])
 
 
 def kernel_tuple(
@@ -60,7 +62,7 @@ def kernel_tuple(
     zinfo: np.ndarray | None = None,
     cellmap: np.ndarray = _DUMMY_2D,
 ) -> tuple:
-    """Build H for goal (a canonical-frame board); see kernels.py for the layout."""
+    """Build H for goal (a canonical-frame board); see solver.search.heuristic for the layout."""
     shape = goal.shape
     n = shape.n
     goalpos = goal.positions()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from patterndb import Board
 
 from .base import Heuristic, kernel_tuple
-from .kernels import BLIND, LINEAR_CONFLICT, MANHATTAN, MISPLACED
+from ..search.heuristic import BLIND, LINEAR_CONFLICT, MANHATTAN, MISPLACED
 
 
 def blind(goal: Board) -> Heuristic:

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import load_exact
-from patterndb.frame import Frame
+from patterndb.files.catalog import load_exact
+from patterndb.puzzle.frame import Frame
 
 from .base import Heuristic, kernel_tuple
-from .kernels import EXACT
+from ..search.heuristic import EXACT
 
 
 def exact(frame: Frame, data_dir: Path) -> Heuristic:

@@ -8,7 +8,7 @@ blank-first), the mirrored state is looked up too and the larger sum is used
 the minimum over blank regions). A catalogue is the maximum over several
 partitions' sums (a mirror is a partition of its own there), each table mapped
 once however many groups it serves, its own or a symmetric one's
-(patterndb.symmetry; search/idastar_max.py).
+(patterndb.puzzle.symmetry; search/idastar_max.py).
 """
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
-from patterndb.catalog import catalogue_tables, map_checked, pattern_expect, pattern_path
-from patterndb.frame import Frame
-from patterndb.patterns import Partition, catalog_groups, pattern_tiles
-from patterndb.attrs import is_packed
-from patterndb.symmetry import Served, diagonal
-from patterndb.attrs import is_zero_aware as store_zero_aware
+from patterndb.files.catalog import catalogue_tables, map_checked, pattern_expect, pattern_path
+from patterndb.puzzle.frame import Frame
+from patterndb.puzzle.patterns import Partition, catalog_groups, pattern_tiles
+from patterndb.files.attrs import is_packed
+from patterndb.puzzle.symmetry import Served, diagonal
+from patterndb.files.attrs import is_zero_aware as store_zero_aware
 
 from .base import Heuristic, kernel_tuple
-from .kernels import PDB, PDB_MAX
+from ..search.heuristic import PDB, PDB_MAX
 
 
 _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their files' identities

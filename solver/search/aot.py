@@ -160,9 +160,9 @@ class _Checked:
 
 def jit_kernels() -> SimpleNamespace:
     """The exports as numba's JIT dispatchers (what a compiled extension is built from)."""
-    from patterndb.ranking import rank
+    from patterndb.puzzle.ranking import rank
 
-    from ..heuristics.kernels import h_full, scratch_size
+    from .heuristic import h_full, scratch_size
     from .moves import next_bound
     from .subtrees import frontier, root_bound, search_root, search_subtrees
 

@@ -1,6 +1,6 @@
 """Beam search: breadth-first by depth, keeping at each depth only the `width` states of least
 2h + c, c the line conflicts (2 for each tile that must leave its goal row or column so that the
-others there can pass: solver.heuristics.kernels.line_conflicts) and h the heuristic, ties in the
+others there can pass: solver.search.heuristic.line_conflicts) and h the heuristic, ties in the
 order generated (the move that undoes the last one never made; a state kept before, at this depth
 or an earlier one, not kept again: without that a beam on 7x7 ran in circles until its depth
 limit). The conflicts only rank: pattern databases of 5 tiles on 6x6 and 7x7 meet few of them
@@ -11,7 +11,7 @@ Kept states are remembered by a 64-bit fingerprint in a table of SEEN_SLOTS, a n
 an older one's slot: memory stays fixed, and a state forgotten can at worst be kept twice. Memory
 is width states a depth, and a solution of depth d is found with about d * width * 3 heuristic
 evaluations: with wide beams on pattern databases it finds solutions within a few per cent of the
-optimum in seconds (solver.anytime uses it for shorter solutions once weighted A* runs out of
+optimum in seconds (solver.bounded.anytime uses it for shorter solutions once weighted A* runs out of
 nodes). It proves nothing: a solution it returns is checked by replaying, and only bounds proven
 elsewhere are claimed of it.
 
@@ -25,9 +25,7 @@ import numpy as np
 from patterndb.bits import prefetch
 from patterndb.jit import njit
 
-from ..heuristics.kernels import (EXACT, PDB_MAX, conflicts_change, entry_value, h_full, has_zero_aware,
-                                  is_incremental, linear_conflict, lookup_arrays, mapped_entry, scratch_size,
-                                  step_entry)
+from .heuristic import CELLMAP, EXACT, GROUP_K, GROUP_OF, INST_GROUP, KIND, PART_OF, PDB_MAX, REFLECT, TILE_INST, conflicts_change, entry_value, h_full, has_zero_aware, is_incremental, linear_conflict, lookup_arrays, mapped_entry, scratch_size, step_entry
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
 FULL, PARTITION, CATALOGUE = range(3)  # how a child's h is found (_mode)
@@ -109,7 +107,7 @@ def _mode(H):
     in each partition of a catalogue)."""
     if is_incremental(H):
         return PARTITION
-    if H[0] == PDB_MAX:
+    if H[KIND] == PDB_MAX:
         return CATALOGUE
     return FULL
 
@@ -119,7 +117,7 @@ def _root_values(board, pos, H, mode, vals, sums):
     """A state's kept values (vals: PARTITION each group's then each mirrored group's,
     CATALOGUE each group's) and sums (PARTITION the regular and mirrored sums, CATALOGUE
     each partition's), from scratch."""
-    G = H[7].size
+    G = H[GROUP_K].size
     scratch = np.zeros(scratch_size(H), dtype=np.int64)
     mirror = np.zeros(scratch_size(H), dtype=np.int64)
     h_full(board, pos, H, scratch, mirror)
@@ -127,12 +125,12 @@ def _root_values(board, pos, H, mode, vals, sums):
         vals[:G] = scratch[:G]
         vals[G:] = mirror[:G]
         sums[0] = scratch[:G].sum()
-        sums[1] = mirror[:G].sum() if H[11] else 0
+        sums[1] = mirror[:G].sum() if H[REFLECT] else 0
     else:
         sums[:] = 0
-        for i in range(H[15].size):
-            vals[H[15][i]] = scratch[i]
-            sums[H[16][i]] += scratch[i]
+        for i in range(H[INST_GROUP].size):
+            vals[H[INST_GROUP][i]] = scratch[i]
+            sums[H[PART_OF][i]] += scratch[i]
 
 
 @njit(cache=True, inline="always")
@@ -176,12 +174,12 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     # keeps the (slot, value) pairs it changed and its sums, applied once it is kept.
     mode = _mode(H)
     zero = has_zero_aware(H)
-    refl = H[11]
-    G = H[7].size
-    tile_inst, inst_group = H[14], H[15]
+    refl = H[REFLECT]
+    G = H[GROUP_K].size
+    tile_inst, inst_group = H[TILE_INST], H[INST_GROUP]
     P = tile_inst.shape[1]
     md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
-    group_of = H[5]
+    group_of = H[GROUP_OF]
     # A block's children's entries, located before any is read (BLOCK). PARTITION: per parent
     # of the block and direction, the regular and the mirrored entry's (index, m, r).
     ahead = np.zeros((BLOCK, 4, 2, 3), dtype=np.int64)
@@ -201,7 +199,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     stamp = 0
     group_val = np.zeros(G, dtype=np.int64)  # (a child's groups' values, read before its sums)
     seen = np.zeros(SEEN_SLOTS, dtype=np.int64)
-    ranked = H[0] != EXACT  # (ranked by 2h + c: each kept state keeps its line conflicts c)
+    ranked = H[KIND] != EXACT  # (ranked by 2h + c: each kept state keeps its line conflicts c)
     seq = np.empty(16, dtype=np.int64)
     cur_lc = np.zeros(width, dtype=np.int64)
     nxt_lc = np.zeros(width, dtype=np.int64)
@@ -259,7 +257,7 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                                 if i >= 0 and seen_group[inst_group[i]] != stamp:
                                     g = inst_group[i]
                                     seen_group[g] = stamp
-                                    index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[18], packed,
+                                    index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[CELLMAP], packed,
                                                                 g, True)
                                     cat_ahead[j, d, u, 0], cat_ahead[j, d, u, 1] = g, index
                                     cat_ahead[j, d, u, 2], cat_ahead[j, d, u, 3] = mg, r

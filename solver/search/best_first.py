@@ -13,7 +13,7 @@ import heapq
 import numpy as np
 from patterndb.jit import defer, njit, types
 
-from ..heuristics.kernels import h_full, scratch_size
+from .heuristic import h_full, scratch_size
 
 FOUND, EXHAUSTED, LIMIT, STOPPED = 0, 1, 2, 3
 STOP_EVERY = 1024  # expansions between two looks at the stop flag
@@ -38,7 +38,7 @@ def _key(board):
     return (w[0], w[1], w[2], w[3], w[4])
 
 
-@njit(cache=True, nogil=True)  # (it runs beside IDA*'s threads in solver.anytime)
+@njit(cache=True, nogil=True)  # (it runs beside IDA*'s threads in solver.bounded.anytime)
 def best_first_kernel(board0, goal, H, nbrs, wg, wh, max_nodes, stop):
     """Returns (status, path of blank cells, expanded, generated); stop[0] != 0 stops it (STOPPED)."""
     n = board0.size

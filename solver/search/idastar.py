@@ -15,16 +15,15 @@ from __future__ import annotations
 import numpy as np
 from patterndb.jit import njit
 
-from ..heuristics.kernels import h_full, h_move
-from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, first_look,
-                    look_at_limits, settle, slide)
+from .heuristic import h_full, h_move
+from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, first_look, look_at_limits, settle, slide
 
 
 @njit(cache=True, nogil=True)
 def dfs_generic(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budget, stop):
     """Search below path[d0] (path[0..d0]: the blank from the root) up to f <= bound.
 
-    fsm is the move-pruning machine's transition table (patterndb.movefsm) and
+    fsm is the move-pruning machine's transition table (patterndb.build.movefsm) and
     state0 its state at path[d0]: a move is tried only where fsm allows it.
     Returns (status, depth of the goal or -1, expanded, generated, next f).
     The subtree root itself is not counted. status: FOUND (path[0..depth]

@@ -1,6 +1,6 @@
 """One IDA* iteration below a subtree root for a catalogue: the maximum over several
 additive partitions (a partition's diagonal mirror is one of them: its transposed
-groups, patterndb.symmetry.mirrored).
+groups, patterndb.puzzle.symmetry.mirrored).
 
 Like idastar_pdb, but every partition keeps its own sum. Each (partition,
 group) pair is an instance; a move changes one instance per partition (the
@@ -41,11 +41,10 @@ import numpy as np
 from patterndb.jit import njit
 
 from patterndb.bits import prefetch
-from patterndb.zeroaware import region_inputs, region_raise
+from patterndb.build.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, h_full, lookup_arrays, mapped_entry
-from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows,
-                    first_look, look_at_limits, settle, slide)
+from .heuristic import CELLMAP, INST_GROUP, PART_OF, TILE_INST, entry_low, h_full, lookup_arrays, mapped_entry
+from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows, first_look, look_at_limits, settle, slide
 
 
 AHEAD = 2  # sums read one by one before the rest's entries are asked for together
@@ -58,7 +57,7 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     pos = pos_in.copy()
     cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     cells[: d0 + 1] = path[: d0 + 1]
-    tile_inst, inst_group, part_of, cellmap = H[14], H[15], H[16], H[18]
+    tile_inst, inst_group, part_of, cellmap = H[TILE_INST], H[INST_GROUP], H[PART_OF], H[CELLMAP]
     md, group_tiles, group_k, offsets, _, _, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     n = pos.size

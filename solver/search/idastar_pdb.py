@@ -63,12 +63,11 @@ import numpy as np
 from patterndb.jit import njit
 
 from patterndb.bits import prefetch
-from patterndb.zeroaware import region_inputs, region_raise
+from patterndb.build.zeroaware import region_inputs, region_raise
 
-from ..heuristics.kernels import entry_low, group_key, h_full, key_entry, lookup_arrays
-from ..heuristics.rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
-from .moves import (FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows,
-                    first_look, look_at_limits, settle, slide)
+from .heuristic import GROUP_K, GROUP_OF, REFLECT, entry_low, group_key, h_full, key_entry, lookup_arrays
+from .rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
+from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows, first_look, look_at_limits, settle, slide
 
 
 @njit(cache=True, inline="always")
@@ -125,10 +124,10 @@ def _kernel(look_ahead: bool, zero: bool):
         pos = pos_in.copy()
         cells = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         cells[: d0 + 1] = path[: d0 + 1]
-        group_of, reflect = H[5], H[11]
+        group_of, reflect = H[GROUP_OF], H[REFLECT]
         # Taken out of H once: see kernels.lookup_arrays.
         md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
-        G = H[7].size
+        G = H[GROUP_K].size
         n = pos.size
         gval = np.empty(G, dtype=np.int64)
         fval = np.zeros(G, dtype=np.int64)

@@ -1,7 +1,7 @@
 """The search tree cut into subtrees, so that one IDA* iteration can be shared out.
 
 The frontier is every path of the blank that the move-pruning machine allows
-(patterndb.movefsm) to a fixed depth,
+(patterndb.build.movefsm) to a fixed depth,
 in the order a depth-first search meets them, cut where there are enough of
 them. It depends only on the board and the target count, never on the
 thread count, so a checkpoint written with -j 2 resumes with -j 1 or on a
@@ -21,12 +21,11 @@ from __future__ import annotations
 import numpy as np
 from patterndb.jit import njit
 
-from ..heuristics.kernels import PDB, PDB_MAX, h_full, has_zero_aware, scratch_size
+from .heuristic import COLS, KIND, PDB, PDB_MAX, REFLECT, h_full, has_zero_aware, scratch_size
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
 from .idastar_pdb import dfs_pdb, dfs_pdb_ahead, dfs_pdb_ahead_zero, dfs_pdb_zero
-from .moves import (EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, meter_spent, next_bound, settle, slide,
-                    solution_parity)
+from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, meter_spent, next_bound, settle, slide, solution_parity
 
 # Columns of the per-subtree result rows.
 STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
@@ -95,7 +94,7 @@ def root_bound(board, goal, H):
         pos[board[c]] = c
     G = scratch_size(H)
     h0 = h_full(board, pos, H, np.zeros(G, dtype=np.int64), np.zeros(G, dtype=np.int64))
-    parity = solution_parity(pos[0], goal, H[3])
+    parity = solution_parity(pos[0], goal, H[COLS])
     return next_bound(h0, parity), parity
 
 
@@ -103,11 +102,11 @@ def root_bound(board, goal, H):
 def _node_f(board, pos, H, depth, bound, greg, gref):
     """f of a node as the DFS kernels compute it when they generate it (for
     a partition's PDBs the mirrored sum only when the regular one does not prune)."""
-    if H[0] != PDB:  # (a catalogue: the whole maximum, as its kernel takes for the next bound)
+    if H[KIND] != PDB:  # (a catalogue: the whole maximum, as its kernel takes for the next bound)
         return depth + h_full(board, pos, H, greg, gref)
     h_full(board, pos, H, greg, gref)
     f = depth + greg.sum()
-    if f <= bound and H[11]:
+    if f <= bound and H[REFLECT]:
         f = max(f, depth + gref.sum())
     return f
 
@@ -180,18 +179,18 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
         settle(stop, expanded, 0)
         if status == EXHAUSTED:
             left = max(1, left - expanded) if budget > 0 else 0
-            if H[0] == PDB_MAX:
+            if H[KIND] == PDB_MAX:
                 status, goal_depth, e, g, nxt = dfs_max(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
-            elif H[0] == PDB and n <= 16 and zero:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
+            elif H[KIND] == PDB and n <= 16 and zero:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
                 status, goal_depth, e, g, nxt = dfs_pdb_ahead_zero(board, pos, goal, H, nbrs, fsm, cells, state, top,
                                                                    bound, left, stop)
-            elif H[0] == PDB and n <= 16:
+            elif H[KIND] == PDB and n <= 16:
                 status, goal_depth, e, g, nxt = dfs_pdb_ahead(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
                                                               left, stop)
-            elif H[0] == PDB and zero:
+            elif H[KIND] == PDB and zero:
                 status, goal_depth, e, g, nxt = dfs_pdb_zero(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
                                                              left, stop)
-            elif H[0] == PDB:
+            elif H[KIND] == PDB:
                 status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
             else:
                 status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)

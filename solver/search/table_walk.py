@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from patterndb import Board, TableError
-from patterndb.exact import UNREACHED
+from patterndb.build.exact import UNREACHED
 
 from .aot import kernels
 

@@ -24,17 +24,7 @@ from starlette.routing import Route
 
 from patterndb import Board, Shape, __version__, make_goal, random_board, scramble
 
-from .requests import (
-    COMPARE_CELLS,
-    GOALS,
-    MAX_BODY,
-    Limits,
-    RequestError,
-    board_of,
-    client_of,
-    random_request,
-    solve_request,
-)
+from .requests import COMPARE_CELLS, GOALS, MAX_BODY, Limits, RequestError, board_of, client_of, random_request, solve_request
 from .searches import Searches
 
 STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from patterndb import Board, BoardError, Frame
-from patterndb.board import MAX_BOARD_CHARS
-from patterndb.geometry import MAX_SIDE, MIN_SIDE
+from patterndb.puzzle.board import MAX_BOARD_CHARS
+from patterndb.puzzle.geometry import MAX_SIDE, MIN_SIDE
 
 from ..api import prepare
 from ..heuristic_choice import HEURISTICS
@@ -53,7 +53,7 @@ class SolveRequest:
     pattern: str | None
     timeout: float
     max_nodes: int | None
-    within: float | None = None  # a solution proven at most this times the optimum (solver.anytime)
+    within: float | None = None  # a solution proven at most this times the optimum (solver.bounded.anytime)
     anytime: bool = False  # better solutions and bounds until the optimum or a stop
 
 

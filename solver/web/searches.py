@@ -14,14 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from patterndb import Frame, PuzzleError
-from patterndb.datadir import resolve_data_dir
+from patterndb.files.datadir import resolve_data_dir
 
-from ..anytime import solve_bounded
+from ..bounded.anytime import solve_bounded
 from ..api import make_plan, prepare, run
 from ..heuristic_choice import exact_available
 from ..plan import Control, Options, Plan
-from ..search import StopFlag
-from ..search.state import Iteration, SearchState
+from ..ida import StopFlag
+from ..ida.state import Iteration, SearchState
 from ..solution import NodeLimitReached, SearchStopped
 from .requests import COMPARE_CELLS, Limits, RequestError, SolveRequest
 
@@ -161,7 +161,7 @@ class Searches:
 
     @staticmethod
     def _bounded(req: SolveRequest, plan: Plan, stop: StopFlag, emit: Emit) -> dict:
-        """The answer with a proven bound (solver.anytime), each better solution or bound an event."""
+        """The answer with a proven bound (solver.bounded.anytime), each better solution or bound an event."""
         if plan.algorithm != "idastar":  # (a small board's exact table: the optimum at once)
             return {"event": "solution"} | run(req.board, plan).to_dict()
         result = solve_bounded(req.board, plan, None if req.anytime else req.within, Control(stop=stop),

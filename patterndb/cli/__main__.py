@@ -1,0 +1,4 @@
+"""`python -m patterndb.cli`: the command, as its entry point runs it."""
+from .launch import main
+
+main()
