@@ -3,7 +3,9 @@
 Ranking partial permutations needs "how many used cells lie below cell p",
 which is a popcount on a mask; flood fills need the lowest set bit.
 """
+
 import numpy as np
+
 from .jit import intrinsic, njit, types
 
 
@@ -42,10 +44,14 @@ def prefetch(typingctx, arr, idx):
 
         ary = context.make_array(signature.args[0])(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, [args[1]])
-        ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())  # (the intrinsic is declared once per module)
+        # (the intrinsic is declared once per module)
+        ptr = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
+        fn = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32]),
+            "llvm.prefetch.p0",
+        )
         builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
@@ -95,8 +101,13 @@ def spread(x, free, geo):
     not_last = geo[2]
     x = np.uint64(x)
     while True:
-        y = (x | ((x & not_last) << np.uint64(1)) | ((x & not_first) >> np.uint64(1))
-             | (x << cols) | (x >> cols)) & free
+        y = (
+            x
+            | ((x & not_last) << np.uint64(1))
+            | ((x & not_first) >> np.uint64(1))
+            | (x << cols)
+            | (x >> cols)
+        ) & free
         y |= x
         if y == x:
             return x
@@ -155,8 +166,13 @@ def load_u64(typingctx, addr):
 def fetch_add(typingctx, arr, idx, val):
     """arr[idx] += val as one atomic instruction, returning the value before (threads that
     share a counter lose no update); arr: a 1-d int64 array."""
-    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.int64
-            and isinstance(idx, types.Integer) and isinstance(val, types.Integer)):
+    if not (
+        isinstance(arr, types.Array)
+        and arr.ndim == 1
+        and arr.dtype == types.int64
+        and isinstance(idx, types.Integer)
+        and isinstance(val, types.Integer)
+    ):
         return None
 
     def codegen(context, builder, signature, args):

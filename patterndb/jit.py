@@ -23,6 +23,7 @@ one, and an edit elsewhere does not: patterndb's kernels (which call only
 patterndb's) share one directory whichever command or test process made them,
 and the solver's kernels one with patterndb's sources and its own.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,15 +31,18 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 _lock = threading.RLock()
-_pending: list["Deferred"] = []
+_pending: list[Deferred] = []
 _loaded = False
 _loading = False
 _HOME = __name__.split(".")[0]  # this package: every kernel is made here (its directory names it)
-_dirs_made: dict[tuple[str, ...], str] = {}  # cache_dir's answers, by the packages named (hashed once)
+_dirs_made: dict[
+    tuple[str, ...], str
+] = {}  # cache_dir's answers, by the packages named (hashed once)
 
 
 class Deferred:
@@ -88,10 +92,11 @@ def load() -> None:
     with _lock:
         if _loaded:
             return
-        import numba  # (the whole point: imported here, once)
 
         _loading = True
-        reached: dict[str | None, str | None] = {}  # each package's cache directory, found once here
+        reached: dict[
+            str | None, str | None
+        ] = {}  # each package's cache directory, found once here
         made = {}
         for d in _pending:
             if d._value is None:
@@ -201,7 +206,9 @@ def cache_dir(packages: list[Path]) -> Path:
     name = prefix + h.hexdigest()[:16]
     parents = [packages[0] / "__pycache__"]
     try:
-        parents.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb")
+        parents.append(
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb"
+        )
     except RuntimeError:  # no home directory
         pass
     for parent in parents:
@@ -224,7 +231,9 @@ def njit(*args: Any, **options: Any) -> Any:
         return defer(lambda: _numba().njit(func), func)  # (not cached)
 
     def decorate(func: Callable) -> Any:
-        return defer(lambda: _numba().njit(*args, **options)(func), func, bool(options.get("cache")))
+        return defer(
+            lambda: _numba().njit(*args, **options)(func), func, bool(options.get("cache"))
+        )
 
     return decorate
 

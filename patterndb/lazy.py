@@ -1,10 +1,12 @@
 """Package names imported on first use (PEP 562), so a command can configure the
 process (see cli.py) before the heavy modules, numpy first, are imported."""
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from importlib import import_module
-from typing import Any, Callable
+from typing import Any
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:

@@ -10,6 +10,7 @@ compilation is not counted.
     python scripts/bench_build.py --with-7-8       # also the 7-8 partition (minutes)
     python scripts/bench_build.py --repeat 3       # medians over 3 runs
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,10 @@ def run(args: list[str]) -> tuple[float, float, float]:
     d = tempfile.mkdtemp(prefix="pdbbench")
     try:
         start = time.perf_counter()
-        p = subprocess.Popen([str(BIN / "pdb"), "build", *args, "--quiet", "--data-dir", d], stdout=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [str(BIN / "pdb"), "build", *args, "--quiet", "--data-dir", d],
+            stdout=subprocess.DEVNULL,
+        )
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - start
         if status != 0:
@@ -50,12 +54,18 @@ def run(args: list[str]) -> tuple[float, float, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--with-7-8", action="store_true", help="also build 7-8 (about 6 minutes, 1.7 GB)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--with-7-8", action="store_true", help="also build 7-8 (about 6 minutes, 1.7 GB)"
+    )
     ap.add_argument("--only", default=None, help="only builds whose name contains this")
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
-    builds = BUILDS + ([("pdb 4x4 7-8", ["--size", "4", "--pattern", "7-8"])] if args.with_7_8 else [])
+    builds = BUILDS + (
+        [("pdb 4x4 7-8", ["--size", "4", "--pattern", "7-8"])] if args.with_7_8 else []
+    )
     if args.only:
         builds = [b for b in builds if args.only in b[0]]
     run(["--rows", "2", "--cols", "3"])  # compile/load kernels once

@@ -13,6 +13,7 @@ nothing itself).
     python scripts/bench_korf24.py 37 28 -j 1 --trace-dir traces/   # for simulate_scaling.py
     python scripts/bench_korf24.py --random 10 --seed 1 --pattern best --timeout 900
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,9 @@ def boards(args) -> list[tuple[str, object, int | None]]:
         first = next(e.board for e in instances(args.file).values() if e.board is not None)
         goal = make_goal(first.shape, "blank-first")
         rng = np.random.default_rng(args.seed)
-        return [(f"r{i}", random_board(first.shape, goal, rng), None) for i in range(1, args.random + 1)]
+        return [
+            (f"r{i}", random_board(first.shape, goal, rng), None) for i in range(1, args.random + 1)
+        ]
     found = instances(args.file)
     out = []
     for line in args.lines + EASIEST[: args.easiest or 0]:
@@ -49,23 +52,52 @@ def boards(args) -> list[tuple[str, object, int | None]]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("lines", nargs="*", type=int, help="instances by number (1-50: the file's board lines)")
-    ap.add_argument("--easiest", type=int, default=None, help=f"the N easiest (N <= {len(EASIEST)})")
-    ap.add_argument("--random", type=int, default=None, metavar="N",
-                    help="N uniformly random boards of the file's shape instead (seeded by --seed)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "lines", nargs="*", type=int, help="instances by number (1-50: the file's board lines)"
+    )
+    ap.add_argument(
+        "--easiest", type=int, default=None, help=f"the N easiest (N <= {len(EASIEST)})"
+    )
+    ap.add_argument(
+        "--random",
+        type=int,
+        default=None,
+        metavar="N",
+        help="N uniformly random boards of the file's shape instead (seeded by --seed)",
+    )
     ap.add_argument("--seed", type=int, default=2026, help="seed of --random's boards [2026]")
     ap.add_argument("--file", default=str(ROOT / "data" / "korf24_50.txt"))
     ap.add_argument("--pattern", default="6-6-6-6")
     ap.add_argument("--no-reflect", action="store_true")
-    ap.add_argument("-j", "--jobs", type=int, default=None, help="threads per board (default: every core)")
-    ap.add_argument("--scheduler", default=None, help="run the subtrees on Dask: tcp://HOST:PORT, local:N or local:PxT")
+    ap.add_argument(
+        "-j", "--jobs", type=int, default=None, help="threads per board (default: every core)"
+    )
+    ap.add_argument(
+        "--scheduler",
+        default=None,
+        help="run the subtrees on Dask: tcp://HOST:PORT, local:N or local:PxT",
+    )
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--prune", type=int, default=None, help="move-pruning depth (2: only the undo; default: the shape's)")
-    ap.add_argument("--timeout", type=float, default=None,
-                    help="stop a board after this many seconds (its row says the proven lower bound)")
-    ap.add_argument("--trace-dir", default=None,
-                    help="write each board's trace here as lineN.jsonl (for scripts/simulate_scaling.py)")
+    ap.add_argument(
+        "--prune",
+        type=int,
+        default=None,
+        help="move-pruning depth (2: only the undo; default: the shape's)",
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="stop a board after this many seconds (its row says the proven lower bound)",
+    )
+    ap.add_argument(
+        "--trace-dir",
+        default=None,
+        help="write each board's trace here as lineN.jsonl (for scripts/simulate_scaling.py)",
+    )
     args = ap.parse_args()
     if not args.lines and not args.easiest and not args.random:
         ap.error("give line numbers, --easiest N or --random N")
@@ -75,8 +107,15 @@ def main() -> int:
     from solver.solution import SearchStopped
 
     todo = boards(args)
-    opts = Options(algorithm="idastar", pattern=args.pattern, reflect=not args.no_reflect, jobs=args.jobs,
-                   data_dir=Path(args.data_dir) if args.data_dir else None, prune=args.prune, timeout=args.timeout)
+    opts = Options(
+        algorithm="idastar",
+        pattern=args.pattern,
+        reflect=not args.no_reflect,
+        jobs=args.jobs,
+        data_dir=Path(args.data_dir) if args.data_dir else None,
+        prune=args.prune,
+        timeout=args.timeout,
+    )
     _, frame = prepare(todo[0][1], "blank-first")
     try:
         plan = make_plan(frame, opts)
@@ -86,11 +125,14 @@ def main() -> int:
     cluster = backend = None
     if args.scheduler:
         from solver.cluster.client import Cluster
+
         cluster = Cluster(args.scheduler)
         backend = cluster.backend(plan)
 
-    print(f"{'line':>4} {'length':>6} {'known':>5} {'expanded':>15} {'generated':>15} {'seconds':>9} {'M gen/s':>8}",
-          flush=True)
+    print(
+        f"{'line':>4} {'length':>6} {'known':>5} {'expanded':>15} {'generated':>15} {'seconds':>9} {'M gen/s':>8}",
+        flush=True,
+    )
     bad = expanded = generated = stopped = 0
     seconds = []
     heuristic = plan.heuristic.name
@@ -109,8 +151,11 @@ def main() -> int:
                 expanded += e.nodes_expanded
                 generated += e.nodes_generated
                 seconds.append(float("inf"))
-                print(f"{label:>4} {'>=' + str(e.lower_bound):>6} {known or '-':>5} {e.nodes_expanded:>15,} "
-                      f"{e.nodes_generated:>15,} {e.seconds:>9.2f} {'':>8}  {e.reason.upper()}  {board}", flush=True)
+                print(
+                    f"{label:>4} {'>=' + str(e.lower_bound):>6} {known or '-':>5} {e.nodes_expanded:>15,} "
+                    f"{e.nodes_generated:>15,} {e.seconds:>9.2f} {'':>8}  {e.reason.upper()}  {board}",
+                    flush=True,
+                )
                 continue
             ok = sol.optimal and (known is None or sol.length == known)
             bad += not ok
@@ -118,26 +163,44 @@ def main() -> int:
             generated += sol.nodes_generated
             seconds.append(sol.seconds)
             heuristic = sol.heuristic
-            print(f"{label:>4} {sol.length:>6} {known or '-':>5} {sol.nodes_expanded:>15,} {sol.nodes_generated:>15,} "
-                  f"{sol.seconds:>9.2f} {sol.nodes_generated / max(sol.seconds, 1e-9) / 1e6:>8.1f}"
-                  f"{'' if ok else '  MISMATCH'}{'  ' + str(board) if known is None else ''}", flush=True)
-            if sol.race is not None:  # a race of two heuristics (--pattern "A|B"): who searched, each one's leg
-                print(f"     race won by {sol.race['winner']}: " + "; ".join(
-                    f"{leg['heuristic']} bound {leg['bound']}, {leg['expanded']:,} expanded, {leg['seconds']:.1f} s CPU"
-                    for leg in sol.race["legs"]), flush=True)
+            print(
+                f"{label:>4} {sol.length:>6} {known or '-':>5} {sol.nodes_expanded:>15,} {sol.nodes_generated:>15,} "
+                f"{sol.seconds:>9.2f} {sol.nodes_generated / max(sol.seconds, 1e-9) / 1e6:>8.1f}"
+                f"{'' if ok else '  MISMATCH'}{'  ' + str(board) if known is None else ''}",
+                flush=True,
+            )
+            # a race of two heuristics (--pattern "A|B"): who searched, each one's leg
+            if sol.race is not None:
+                print(
+                    f"     race won by {sol.race['winner']}: "
+                    + "; ".join(
+                        f"{leg['heuristic']} bound {leg['bound']}, {leg['expanded']:,} expanded, "
+                        f"{leg['seconds']:.1f} s CPU"
+                        for leg in sol.race["legs"]
+                    ),
+                    flush=True,
+                )
     finally:
         if cluster is not None:
             cluster.close()
     wall = time.perf_counter() - start
-    print(f"total: {len(todo)} boards, {expanded:,} expanded, {generated:,} generated, {wall:.2f}s wall "
-          f"({wall / 60:.1f} min), jobs {args.jobs or 'all cores'}{', ' + args.scheduler if args.scheduler else ''}; "
-          f"heuristic {heuristic}")
+    print(
+        f"total: {len(todo)} boards, {expanded:,} expanded, {generated:,} generated, {wall:.2f}s wall "
+        f"({wall / 60:.1f} min), jobs {args.jobs or 'all cores'}{', ' + args.scheduler if args.scheduler else ''}; "
+        f"heuristic {heuristic}"
+    )
     if len(seconds) > 1:
         q = statistics.quantiles(seconds, n=10, method="inclusive")
-        print(f"seconds a board: median {statistics.median(seconds):.2f}, 10th-90th percentile {q[0]:.2f}-{q[-1]:.2f}, "
-              f"min {min(seconds):.2f}, max {max(seconds):.2f}" + (f" ({stopped} stopped: inf)" if stopped else ""))
+        print(
+            f"seconds a board: median {statistics.median(seconds):.2f}, 10th-90th percentile {q[0]:.2f}-{q[-1]:.2f}, "
+            f"min {min(seconds):.2f}, max {max(seconds):.2f}"
+            + (f" ({stopped} stopped: inf)" if stopped else "")
+        )
     if bad:
-        print(f"FAIL: {bad} length(s) differ from the known optimum or are not proven optimal", file=sys.stderr)
+        print(
+            f"FAIL: {bad} length(s) differ from the known optimum or are not proven optimal",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

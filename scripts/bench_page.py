@@ -10,6 +10,7 @@ Korf's 100 (blank-first goal) with the tables of --pattern. Medians with the ran
 Fails (exit 1) on a wrong length or a page error. Starts its own server on a free port of
 127.0.0.1 and stops it; builds nothing (the tables must be built: it says which `pdb build`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def boards(n: int) -> list[tuple[str, int]]:
@@ -37,28 +46,41 @@ def boards(n: int) -> list[tuple[str, int]]:
 
 
 def summary(xs: list[float]) -> str:
-    return f"median {statistics.median(xs) * 1000:.0f} ms (range {min(xs) * 1000:.0f}-{max(xs) * 1000:.0f}, n={len(xs)})"
+    lo, hi = min(xs) * 1000, max(xs) * 1000
+    return f"median {statistics.median(xs) * 1000:.0f} ms (range {lo:.0f}-{hi:.0f}, n={len(xs)})"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
     ap.add_argument("--pattern", default="best", help="the tables to solve with [best]")
     ap.add_argument("--boards", type=int, default=10, help="how many of Korf's 100 to solve [10]")
     ap.add_argument("--loads", type=int, default=20, help="how many page loads to time [20]")
-    ap.add_argument("--data-dir", default=None, help="where the tables are [the default data directory]")
+    ap.add_argument(
+        "--data-dir", default=None, help="where the tables are [the default data directory]"
+    )
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     env = os.environ | ({"PATTERNDB_DATA": a.data_dir} if a.data_dir else {})
-    server = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0"], cwd=ROOT, env=env,
-                              stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "serve", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = server.stderr.readline()
         m = re.search(r"(http://\S+/)", banner)
         if not m:
-            print(f"FAIL: the server did not start: {banner}{server.stderr.read()}", file=sys.stderr)
+            print(
+                f"FAIL: the server did not start: {banner}{server.stderr.read()}", file=sys.stderr
+            )
             return 1
         url = m.group(1)
         with sync_playwright() as p:
@@ -70,8 +92,12 @@ def main() -> int:
             for _ in range(a.loads):
                 page.goto(url)
                 page.wait_for_selector("body[data-ready=true]")
-                loads.append(page.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
-                                           " return (n.loadEventEnd - n.startTime) / 1000; }"))
+                loads.append(
+                    page.evaluate(
+                        "() => { const n = performance.getEntriesByType('navigation')[0];"
+                        " return (n.loadEventEnd - n.startTime) / 1000; }"
+                    )
+                )
             page.fill("#pattern", a.pattern)
             page.select_option("#goal", "blank-first")
             solves, failed = [], 0
@@ -79,16 +105,23 @@ def main() -> int:
             for i, (board, length) in enumerate(boards(a.boards), 1):
                 page.fill("#board-text", board)
                 page.click("#set")
-                page.wait_for_function("b => document.querySelector('#board').dataset.tiles === b", arg=board)
+                page.wait_for_function(
+                    "b => document.querySelector('#board').dataset.tiles === b", arg=board
+                )
                 started = time.perf_counter()
                 page.click("#solve")
-                page.wait_for_function("() => !document.querySelector('#result').hidden || "
-                                       "document.querySelector('#message').textContent !== ''", timeout=120000)
+                page.wait_for_function(
+                    "() => !document.querySelector('#result').hidden || "
+                    "document.querySelector('#message').textContent !== ''",
+                    timeout=120000,
+                )
                 took = time.perf_counter() - started
                 got = page.get_attribute("#result", "data-length")
                 if got != str(length):
-                    print(f"FAIL: board {i}: length {got} (expected {length}): {page.text_content('#message')}",
-                          file=sys.stderr)
+                    print(
+                        f"FAIL: board {i}: length {got} (expected {length}): {page.text_content('#message')}",
+                        file=sys.stderr,
+                    )
                     failed += 1
                 solves.append(took)
                 print(f"{i:>5} {got:>6} {took * 1000:>7.0f}")

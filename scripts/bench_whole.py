@@ -10,6 +10,7 @@ threads. Rounds alternate between the cases; medians are printed with the range.
 Fails (exit 1) if a run fails or a batch misses an expected length. Builds nothing:
 the tables of --pattern must be cached (it says which `pdb build` to run).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,8 @@ def run(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+    # ru_maxrss is in KB on Linux
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def _cpu_model() -> str:
@@ -67,24 +69,40 @@ def _uncached_bytecode() -> int:
             # PEP 552: after the magic number, flags 0 and the source's mtime and size
             st = src.stat()
             stamp = int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF
-            missing += head[4:8] != bytes(4) or (int.from_bytes(head[8:12], "little"),
-                                                  int.from_bytes(head[12:16], "little")) != stamp
+            missing += (
+                head[4:8] != bytes(4)
+                or (int.from_bytes(head[8:12], "little"), int.from_bytes(head[12:16], "little"))
+                != stamp
+            )
     return missing
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pattern", default="7-8")
     ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--file", default=str(ROOT / "data" / "korf100.txt"),
-                    help="the batch of the 'Korf's 100' cases [data/korf100.txt]")
-    ap.add_argument("--jit", action="store_true",
-                    help="also run every case with numba's JIT kernels (PATTERNDB_AOT=off), alternating")
+    ap.add_argument(
+        "--file",
+        default=str(ROOT / "data" / "korf100.txt"),
+        help="the batch of the 'Korf's 100' cases [data/korf100.txt]",
+    )
+    ap.add_argument(
+        "--jit",
+        action="store_true",
+        help="also run every case with numba's JIT kernels (PATTERNDB_AOT=off), alternating",
+    )
     args = ap.parse_args()
-    solver = [sys.executable, "-m", "solver.cli"] if not (Path(sys.executable).parent / "solver").exists() \
+    solver = (
+        [sys.executable, "-m", "solver.cli"]
+        if not (Path(sys.executable).parent / "solver").exists()
         else [str(Path(sys.executable).parent / "solver")]
-    common = ["--goal", "blank-first", "--pattern", args.pattern] + (["--data-dir", args.data_dir] if args.data_dir else [])
+    )
+    common = ["--goal", "blank-first", "--pattern", args.pattern] + (
+        ["--data-dir", args.data_dir] if args.data_dir else []
+    )
     check = subprocess.run([*solver, "solve", KORF1, *common], capture_output=True, text=True)
     if check.returncode != 0:
         print(f"error: {check.stderr.strip()}", file=sys.stderr)
@@ -95,7 +113,9 @@ def main() -> int:
         "Korf's 100, -j 1": [*solver, "solve", "--file", args.file, *common, "-j", "1"],
         "Korf's 100, -j 2": [*solver, "solve", "--file", args.file, *common, "-j", "2"],
     }
-    kernels = subprocess.run([*solver, "compile", "--check"], capture_output=True, text=True).stdout.split()[0]
+    kernels = subprocess.run(
+        [*solver, "compile", "--check"], capture_output=True, text=True
+    ).stdout.split()[0]
     envs = {"": None}
     if args.jit:
         envs = {f" [{kernels}]": None, " [jit]": {**os.environ, "PATTERNDB_AOT": "off"}}
@@ -106,15 +126,22 @@ def main() -> int:
             for tag, env in envs.items():
                 results[name + tag].append(run(cmd, env))
     missing = _uncached_bytecode()
-    print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; load average before {load_before}, after "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernels: {kernels}; bytecode: "
-          + (f"{missing} modules not compiled (run scripts/setup.sh)" if missing else "compiled"))
-    print(f"{'case':24} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} {'peak MB':>8}   ({args.rounds} rounds, "
-          f"pattern {args.pattern}, {os.cpu_count()} cores)")
+    print(
+        f"machine: {_cpu_model()}, {os.cpu_count()} cores; load average before {load_before}, after "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; kernels: {kernels}; bytecode: "
+        + (f"{missing} modules not compiled (run scripts/setup.sh)" if missing else "compiled")
+    )
+    print(
+        f"{'case':24} {'wall s (median, min-max)':>26} {'CPU s (median, min-max)':>26} "
+        f"{'peak MB':>8}   ({args.rounds} rounds, "
+        f"pattern {args.pattern}, {os.cpu_count()} cores)"
+    )
     for name, rs in results.items():
         walls, cpus = [r[0] for r in rs], [r[1] for r in rs]
-        print(f"{name:24} {statistics.median(walls):8.3f} ({min(walls):.3f}-{max(walls):.3f})"
-              f"{statistics.median(cpus):12.3f} ({min(cpus):.3f}-{max(cpus):.3f}) {max(r[2] for r in rs):8.0f}")
+        print(
+            f"{name:24} {statistics.median(walls):8.3f} ({min(walls):.3f}-{max(walls):.3f})"
+            f"{statistics.median(cpus):12.3f} ({min(cpus):.3f}-{max(cpus):.3f}) {max(r[2] for r in rs):8.0f}"
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ Prints the median and 90th percentile of the gap and of the time, and how many b
 bound within the time-out. Fails (exit 1) if an answer does not replay, a lower bound exceeds
 a known optimum, a length is below it, or the answer claims more than its bounds prove.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,10 @@ def boards(a) -> list[tuple[str, str, int | None]]:
         shape = Shape(a.size, a.size)
         goal = make_goal(shape, "blank-first")
         rng = np.random.default_rng(a.seed)
-        made = [(f"r{i}", " ".join(map(str, random_board(shape, goal, rng).tiles)), None)
-                for i in range(1, a.random + 1)]
+        made = [
+            (f"r{i}", " ".join(map(str, random_board(shape, goal, rng).tiles)), None)
+            for i in range(1, a.random + 1)
+        ]
         return [made[n - 1] for n in a.lines] if a.lines else made
     lines = [ln.split("#")[0].split() for ln in Path(a.file).read_text().splitlines()]
     lines = [f for f in lines if f]
@@ -53,13 +56,22 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("lines", nargs="*", type=int,
-                    help="board lines of --file, or which of --random's boards (1-based; all if none)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1],
+    )
+    ap.add_argument(
+        "lines",
+        nargs="*",
+        type=int,
+        help="board lines of --file, or which of --random's boards (1-based; all if none)",
+    )
     ap.add_argument("--file", default=None, help="boards with their optimal lengths last")
     ap.add_argument("--size", type=int, default=5, help="side of --random's boards [5]")
-    ap.add_argument("--random", type=int, default=None, metavar="N", help="N seeded random boards instead")
+    ap.add_argument(
+        "--random", type=int, default=None, metavar="N", help="N seeded random boards instead"
+    )
     ap.add_argument("--seed", type=int, default=2026, help="seed of --random's boards [2026]")
     ap.add_argument("--within", type=float, default=1.05, help="the bound asked for [1.05]")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a board may take [60]")
@@ -75,8 +87,21 @@ def main() -> int:
     rows = []
     print(f"{'board':>5} {'length':>6} {'bound':>5} {'gap %':>6} {'first s':>7} {'s':>7}  ended")
     for name, board, optimum in boards(a):
-        cmd = [sys.executable, "-m", "solver.cli", "solve", board, "--goal", "blank-first", "--within", str(a.within),
-               "--timeout", str(a.timeout), "--json", "--quiet"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "solver.cli",
+            "solve",
+            board,
+            "--goal",
+            "blank-first",
+            "--within",
+            str(a.within),
+            "--timeout",
+            str(a.timeout),
+            "--json",
+            "--quiet",
+        ]
         cmd += ["--pattern", a.pattern] if a.pattern else []
         cmd += ["-j", str(a.jobs)] if a.jobs else []
         cmd += ["--data-dir", a.data_dir] if a.data_dir else []
@@ -86,11 +111,17 @@ def main() -> int:
         try:
             out = json.loads(r.stdout)
         except ValueError:
-            print(f"FAIL: board {name}: exit {r.returncode}: {r.stderr.strip()[-300:]}", file=sys.stderr)
+            print(
+                f"FAIL: board {name}: exit {r.returncode}: {r.stderr.strip()[-300:]}",
+                file=sys.stderr,
+            )
             failed += 1
             continue
         if "length" not in out:
-            print(f"FAIL: board {name}: no solution in {a.timeout} s ({out.get('reason')})", file=sys.stderr)
+            print(
+                f"FAIL: board {name}: no solution in {a.timeout} s ({out.get('reason')})",
+                file=sys.stderr,
+            )
             failed += 1
             continue
         length, bound = out["length"], out["lower_bound"]
@@ -108,17 +139,25 @@ def main() -> int:
             print(f"FAIL: board {name}: " + "; ".join(problems), file=sys.stderr)
             failed += 1
         rows.append((out["gap"], wall, first, out["ended"] in ("within", "optimal"), length, bound))
-        print(f"{name:>5} {length:>6} {bound:>5} {100 * out['gap']:>6.2f} {first:>7.2f} {wall:>7.1f}  {out['ended']}",
-              flush=True)
+        print(
+            f"{name:>5} {length:>6} {bound:>5} {100 * out['gap']:>6.2f} {first:>7.2f} {wall:>7.1f}  {out['ended']}",
+            flush=True,
+        )
     if rows:
         gaps, walls, firsts = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
         met = sum(r[3] for r in rows)
-        print(f"length: mean {statistics.mean(r[4] for r in rows):.1f}, lower bound: mean "
-              f"{statistics.mean(r[5] for r in rows):.1f}")
-        print(f"gap: median {100 * statistics.median(gaps):.2f}%, 90th percentile {100 * pct(gaps, 0.9):.2f}%, "
-              f"mean {100 * statistics.mean(gaps):.2f}%")
-        print(f"time a board: median {statistics.median(walls):.1f} s, 90th percentile {pct(walls, 0.9):.1f} s; "
-              f"first solution: median {statistics.median(firsts):.2f} s, max {max(firsts):.2f} s")
+        print(
+            f"length: mean {statistics.mean(r[4] for r in rows):.1f}, lower bound: mean "
+            f"{statistics.mean(r[5] for r in rows):.1f}"
+        )
+        print(
+            f"gap: median {100 * statistics.median(gaps):.2f}%, 90th percentile {100 * pct(gaps, 0.9):.2f}%, "
+            f"mean {100 * statistics.mean(gaps):.2f}%"
+        )
+        print(
+            f"time a board: median {statistics.median(walls):.1f} s, 90th percentile {pct(walls, 0.9):.1f} s; "
+            f"first solution: median {statistics.median(firsts):.2f} s, max {max(firsts):.2f} s"
+        )
         print(f"within {a.within} proven in {a.timeout:g} s: {met} of {len(rows)} boards")
     return 1 if failed else 0
 

@@ -23,6 +23,7 @@ deviation of their logarithms 0.36 against 0.49 on the 19 solved by 2026-11-29).
 
 Exit status: 0, or 2 for a missing or malformed table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,19 +56,30 @@ def published_counts(path: Path, *columns: str) -> list[dict[int, int]]:
 def solved_lines(path: Path) -> dict[int, dict]:
     """Line -> its row of the results table (CPU seconds and expansions as numbers)."""
     with path.open(newline="") as f:
-        return {int(r["line"]): {"cpu": float(r["cpu_seconds"]), "expanded": int(r["nodes_expanded"])}
-                for r in csv.DictReader(f)}
+        return {
+            int(r["line"]): {"cpu": float(r["cpu_seconds"]), "expanded": int(r["nodes_expanded"])}
+            for r in csv.DictReader(f)
+        }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--table", default=str(ROOT / "data" / "korf24_50_results.csv"))
-    ap.add_argument("--published", default=str(PUBLISHED), help="the published node counts [../shared/data/...]")
+    ap.add_argument(
+        "--published", default=str(PUBLISHED), help="the published node counts [../shared/data/...]"
+    )
     ap.add_argument("--column", default=COLUMN, help=f"the published count to scale by [{COLUMN}]")
-    ap.add_argument("--hard", type=float, default=5e9,
-                    help="the catalogue's expansions from which a solved line's cost counts [5e9]")
-    ap.add_argument("--target", type=float, default=34.0, help="CPU-hours for all 50 to compare with [34]")
+    ap.add_argument(
+        "--hard",
+        type=float,
+        default=5e9,
+        help="the catalogue's expansions from which a solved line's cost counts [5e9]",
+    )
+    ap.add_argument(
+        "--target", type=float, default=34.0, help="CPU-hours for all 50 to compare with [34]"
+    )
     a = ap.parse_args()
     try:
         published, catalogue = published_counts(Path(a.published), a.column, COLUMN)
@@ -82,23 +94,36 @@ def main() -> int:
     cpu = sum(s["cpu"] for s in solved.values())
     expanded = sum(s["expanded"] for s in solved.values())
     theirs = sum(published[n] for n in solved)
-    print(f"solved {len(solved)} of {len(published)}: {expanded / 1e9:,.2f} G expanded "
-          f"({expanded / theirs:.2f}x {a.column}'s {theirs / 1e9:,.2f} G), {cpu:,.0f} CPU s ({cpu / 3600:.2f} CPU-hours)")
-    costs = sorted((solved[n]["cpu"] / (published[n] / 1e9), n) for n in solved if catalogue[n] >= a.hard)
+    print(
+        f"solved {len(solved)} of {len(published)}: {expanded / 1e9:,.2f} G expanded "
+        f"({expanded / theirs:.2f}x {a.column}'s {theirs / 1e9:,.2f} G), {cpu:,.0f} CPU s ({cpu / 3600:.2f} CPU-hours)"
+    )
+    costs = sorted(
+        (solved[n]["cpu"] / (published[n] / 1e9), n) for n in solved if catalogue[n] >= a.hard
+    )
     left = sorted((n for n in published if n not in solved), key=published.get)
     rest = sum(published[n] for n in left)
     print(f"left {len(left)}: {' '.join(map(str, left)) or '-'} ({rest / 1e9:,.1f} G published)")
     if not costs or not left:
         return 0
-    print(f"CPU s per G of {a.column} on the {len(costs)} solved lines of at least {a.hard / 1e9:g} G in the catalogue: "
-          + ", ".join(f"{n}: {c:.0f}" for c, n in sorted(costs, key=lambda x: x[1])))
+    print(
+        f"CPU s per G of {a.column} on the {len(costs)} solved lines of at least {a.hard / 1e9:g} G in the catalogue: "
+        + ", ".join(f"{n}: {c:.0f}" for c, n in sorted(costs, key=lambda x: x[1]))
+    )
     hard = [n for _, n in costs]
     pooled = sum(solved[n]["cpu"] for n in hard) / (sum(published[n] for n in hard) / 1e9)
-    for label, c in (("lowest", costs[0][0]), ("median", statistics.median(c for c, _ in costs)),
-                     ("pooled", pooled), ("highest", costs[-1][0])):
+    for label, c in (
+        ("lowest", costs[0][0]),
+        ("median", statistics.median(c for c, _ in costs)),
+        ("pooled", pooled),
+        ("highest", costs[-1][0]),
+    ):
         more = rest / 1e9 * c / 3600
-        print(f"  at the {label} ({c:.0f} s/G): the rest {more:.1f} CPU-hours, all {len(published)} {cpu / 3600 + more:.1f} "
-              f"({'within' if cpu / 3600 + more <= a.target else 'over'} {a.target:g})")
+        print(
+            f"  at the {label} ({c:.0f} s/G): the rest {more:.1f} CPU-hours, "
+            f"all {len(published)} {cpu / 3600 + more:.1f} "
+            f"({'within' if cpu / 3600 + more <= a.target else 'over'} {a.target:g})"
+        )
     return 0
 
 

@@ -17,6 +17,7 @@ A case is "RxC PATTERN": the 15-puzzle's are solved on Korf's first board (57 mo
 tables must be built in --data-dir. Prints a table of trials by case, kind and outcome, and
 exits 1 if any answer was wrong.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-BOARDS = {(4, 4): ("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", 57),
-          (5, 5): ("2 17 4 13 7 12 10 3 0 16 21 24 8 5 18 20 15 19 14 9 22 11 6 1 23", 82)}
+BOARDS = {
+    (4, 4): ("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", 57),
+    (5, 5): ("2 17 4 13 7 12 10 3 0 16 21 24 8 5 18 20 15 19 14 9 22 11 6 1 23", 82),
+}
 KINDS = ("bit flip", "block overwritten", "value raised by one")
 
 
@@ -51,8 +54,10 @@ def tables_of(shape: tuple[int, int], pattern: str, data_dir: Path) -> list[Path
     paths = [pattern_path(data_dir, frame, g) for g in parse_partition(pattern, frame)]
     missing = [p for p in paths if not p.exists()]
     if missing:
-        raise SystemExit(f"error: {pattern} on {shape[0]}x{shape[1]} is not built in {data_dir}: "
-                         f"pdb build --rows {shape[0]} --cols {shape[1]} --goal blank-first --pattern {pattern}")
+        raise SystemExit(
+            f"error: {pattern} on {shape[0]}x{shape[1]} is not built in {data_dir}: "
+            f"pdb build --rows {shape[0]} --cols {shape[1]} --goal blank-first --pattern {pattern}"
+        )
     return paths
 
 
@@ -106,8 +111,25 @@ def restore(path: Path, offset: int, old: bytes) -> None:
 def solve(shape, pattern: str, scratch: Path) -> tuple[str, str]:
     """(outcome, detail) of one solve with the scratch tables."""
     board, length = BOARDS[shape]
-    r = subprocess.run([*solver_command(), "solve", board, "--goal", "blank-first", "--pattern", pattern, "--json",
-                        "-j", "1", "--data-dir", str(scratch), "--quiet"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            *solver_command(),
+            "solve",
+            board,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            pattern,
+            "--json",
+            "-j",
+            "1",
+            "--data-dir",
+            str(scratch),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
     if r.returncode == 3 and len(errors) == 1 and "Traceback" not in r.stderr:
         return "refused (exit 3)", errors[0]
@@ -121,13 +143,29 @@ def solve(shape, pattern: str, scratch: Path) -> tuple[str, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=200, help="trials in all, spread over the cases and kinds [200]")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--trials",
+        type=int,
+        default=200,
+        help="trials in all, spread over the cases and kinds [200]",
+    )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--data-dir", required=True, help="where the cases' tables are built (never written)")
-    ap.add_argument("--case", action="append", required=True, metavar="'RxC PATTERN'",
-                    help="a board shape and a pattern, e.g. '4x4 best' (repeat)")
-    ap.add_argument("--scratch", default=None, help="where the copies go (default: a temporary directory)")
+    ap.add_argument(
+        "--data-dir", required=True, help="where the cases' tables are built (never written)"
+    )
+    ap.add_argument(
+        "--case",
+        action="append",
+        required=True,
+        metavar="'RxC PATTERN'",
+        help="a board shape and a pattern, e.g. '4x4 best' (repeat)",
+    )
+    ap.add_argument(
+        "--scratch", default=None, help="where the copies go (default: a temporary directory)"
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     cases = []
@@ -143,10 +181,13 @@ def main() -> int:
         for p in paths:
             if not (scratch / p.name).exists():
                 shutil.copyfile(p, scratch / p.name)
-    for shape, pattern, _ in cases:  # each copy checked in full once and remembered, the machine built
+    # each copy checked in full once and remembered, the machine built
+    for shape, pattern, _ in cases:
         outcome, detail = solve(shape, pattern, scratch)
         if outcome != "right answer":
-            raise SystemExit(f"error: the undamaged {pattern} does not solve its board: {outcome} {detail}")
+            raise SystemExit(
+                f"error: the undamaged {pattern} does not solve its board: {outcome} {detail}"
+            )
     tally: dict = collections.Counter()
     wrong = []
     for t in range(args.trials):
@@ -165,9 +206,16 @@ def main() -> int:
     print(f"{'case':18} {'kind':22} " + " ".join(f"{o:>17}" for o in outcomes))
     for case in dict.fromkeys(k[0] for k in tally):
         for kind in KINDS:
-            print(f"{case:18} {kind:22} " + " ".join(f"{tally[(case, kind, o)]:>17}" for o in outcomes))
+            print(
+                f"{case:18} {kind:22} "
+                + " ".join(f"{tally[(case, kind, o)]:>17}" for o in outcomes)
+            )
     totals = [sum(v for k, v in tally.items() if k[2] == o) for o in outcomes]
-    print(f"{'all':18} {'':22} " + " ".join(f"{n:>17}" for n in totals) + f"   ({args.trials} trials, seed {args.seed})")
+    print(
+        f"{'all':18} {'':22} "
+        + " ".join(f"{n:>17}" for n in totals)
+        + f"   ({args.trials} trials, seed {args.seed})"
+    )
     for w in wrong:
         print(w, file=sys.stderr)
     if args.scratch is None:

@@ -47,6 +47,7 @@ Model (what is measured, what is estimated):
   than one alone (A = 0.011); a chunk of the threads cost about 2 ms at -j 16 with the
   chunks before the floor (the GIL), 0.04 ms at -j 2.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,16 +61,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.ida.pieces import MAX_PIECES, SHARE  # noqa: E402 (the driver's own cutting)
-from solver.ida.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER  # noqa: E402 (the threads' chunk floor)
-from solver.ida.work_queue import WorkQueue, chunk_floor  # noqa: E402 (the driver's own chunking)
-from solver.ida.subtree_order import search_order  # noqa: E402
-from solver.ida.trace import read_trace  # noqa: E402
-from solver.cluster.tasks import NEARBY_SECONDS, task_chunks  # noqa: E402 (the Dask backend's chunking; imports no Dask)
-from solver.ida.parallel import expected_expansions  # noqa: E402 (the driver's expected size of the next iteration)
+# The driver's own cutting, chunking, order and expected sizes, and the Dask backend's chunking
+# (which imports no Dask): the simulation replays what the real search would do.
+from solver.cluster.tasks import NEARBY_SECONDS, task_chunks
+from solver.ida.parallel import expected_expansions
+from solver.ida.pieces import MAX_PIECES, SHARE
+from solver.ida.subtree_order import search_order
+from solver.ida.threads import CHUNK_SECONDS, CHUNKS_PER_WORKER
+from solver.ida.trace import read_trace
+from solver.ida.work_queue import WorkQueue, chunk_floor
 
 FOUND, SEARCHED, LIMIT, STOPPED, SKIPPED = range(5)
-DASK_TASKS_PER_WORKER = 16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task
+DASK_TASKS_PER_WORKER = (
+    16  # the Dask backend before it used its own chunks: len // (P * 16) subtrees a task
+)
 
 
 @dataclass
@@ -112,20 +117,27 @@ def load(path: str) -> tuple[dict, list[Iteration]]:
             current["chunks"].append(r)
         elif "iteration" in r and current is not None:
             it = _iteration(current, n, last_sizes, prior_sizes)
-            it.span = max(c["end"] for c in current["chunks"]) - min(c["start"] for c in current["chunks"])
+            it.span = max(c["end"] for c in current["chunks"]) - min(
+                c["start"] for c in current["chunks"]
+            )
             it.busy = sum(c["end"] - c["start"] for c in current["chunks"])
             its.append(it)
             if it.split and it.found < 0:
                 prior_sizes, last_sizes = last_sizes, it.nodes.copy()
             current = None
-    if current is not None and current["chunks"]:  # the solving iteration (no "iteration" line if stopped)
+    # the solving iteration (no "iteration" line if stopped)
+    if current is not None and current["chunks"]:
         its.append(_iteration(current, n, last_sizes, prior_sizes))
     for k, it in enumerate(its):
-        it.estimate = expected_expansions([SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]])
+        it.estimate = expected_expansions(
+            [SimpleNamespace(expanded=int(x.nodes.sum())) for x in its[:k]]
+        )
     return header, its
 
 
-def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None, prior_sizes: np.ndarray | None) -> Iteration:
+def _iteration(
+    rec: dict, n: int, last_sizes: np.ndarray | None, prior_sizes: np.ndarray | None
+) -> Iteration:
     split = rec["subtrees"] > 1
     m = n if split else 1
     nodes = np.zeros(m, dtype=np.int64)
@@ -152,17 +164,29 @@ def _iteration(rec: dict, n: int, last_sizes: np.ndarray | None, prior_sizes: np
     estimated = 0
     if split and not known.all():
         rate = secs[known].sum() / max(1, nodes[known].sum())
-        base = last_sizes if last_sizes is not None else np.full(m, nodes[complete].mean() if complete.any() else 1.0)
+        base = (
+            last_sizes
+            if last_sizes is not None
+            else np.full(m, nodes[complete].mean() if complete.any() else 1.0)
+        )
         grow = nodes[complete].sum() / max(1, base[complete].sum()) if complete.any() else 1.0
         est = np.maximum(nodes[~known], (base[~known] * grow).astype(np.int64))
         nodes[~known] = est
         secs[~known] = est * rate
         estimated = int((~known).sum())
-    order = search_order(np.arange(m), last_sizes, prior_sizes) if split else np.zeros(1, dtype=np.int64)
-    return Iteration(rec["bound"], split, secs, nodes, order, last_sizes if split else None, found, estimated)
+    order = (
+        search_order(np.arange(m), last_sizes, prior_sizes)
+        if split
+        else np.zeros(1, dtype=np.int64)
+    )
+    return Iteration(
+        rec["bound"], split, secs, nodes, order, last_sizes if split else None, found, estimated
+    )
 
 
-def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tuple[list[tuple], np.ndarray | None]:
+def units(
+    it: Iteration, scheduler: str, P: int, args, secs: np.ndarray
+) -> tuple[list[tuple], np.ndarray | None]:
     """The work units of a split iteration in queue order, (seconds, nodes, seconds into the
     unit at which the solution is found, or -1), and their expected work (for the queue's
     chunks; None where unknown). A subtree cut into k pieces is k units of 1/k of it each
@@ -176,7 +200,13 @@ def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tupl
         k = 1
         if scheduler == "split" and s > args.piece:
             k = int(np.ceil(s / args.piece))
-        elif scheduler in ("threads", "dask") and not args.no_cut and w is not None and P > 1 and w[i] > target:
+        elif (
+            scheduler in ("threads", "dask")
+            and not args.no_cut
+            and w is not None
+            and P > 1
+            and w[i] > target
+        ):
             k = int(min(MAX_PIECES, np.ceil(w[i] / target)))
         for j in range(k):
             extra = args.split_cost if j else 0.0
@@ -185,7 +215,8 @@ def units(it: Iteration, scheduler: str, P: int, args, secs: np.ndarray) -> tupl
             weights.append(0.0 if w is None else w[i] / k)
     if args.count_chunks:
         return out, None
-    if w is None:  # the first split iteration: an equal share of the estimate each, as the driver expects
+    # the first split iteration: an equal share of the estimate each, as the driver expects
+    if w is None:
         return out, (np.full(len(out), it.estimate / len(it.nodes)) if it.estimate > 0 else None)
     weights = np.array(weights)  # as the driver gives them: scaled to the iteration's nodes
     return out, weights * (it.nodes.sum() / max(1.0, weights.sum()))
@@ -198,16 +229,21 @@ def replay(it: Iteration, scheduler: str, P: int, args, slow: float) -> tuple[fl
     work, weights = units(it, scheduler, P, args, it.seconds * slow)
     if scheduler == "dask" and args.count_chunks:  # the Dask backend before: tasks by count
         size = max(1, len(work) // (P * DASK_TASKS_PER_WORKER))
-        chunks = [work[i: i + size] for i in range(0, len(work), size)]
+        chunks = [work[i : i + size] for i in range(0, len(work), size)]
     elif scheduler == "split":  # a piece is taken alone
         chunks = [[u] for u in work]
     else:  # the threads' queue, or the Dask backend's (tasks submitted at once, handed out in order)
         idx = np.arange(len(work))
-        rate = it.nodes.sum() / max(1e-9, sum(u[0] for u in work))  # one worker's nodes a second here
+        # one worker's nodes a second here
+        rate = it.nodes.sum() / max(1e-9, sum(u[0] for u in work))
         if scheduler == "dask":
             taken = task_chunks(idx, weights, P, rate)
         else:
-            floor = 0.0 if args.no_floor else chunk_floor(weights, P, CHUNK_SECONDS, rate, CHUNKS_PER_WORKER)
+            floor = (
+                0.0
+                if args.no_floor
+                else chunk_floor(weights, P, CHUNK_SECONDS, rate, CHUNKS_PER_WORKER)
+            )
             taken = WorkQueue(idx, weights, P, floor=floor).chunks()
         chunks = [[work[i] for i in c] for c in taken]
     free = [(0.0, w) for w in range(P)]  # (time the worker is free, worker)
@@ -249,8 +285,13 @@ def simulate(its: list[Iteration], scheduler: str, P: int, args) -> tuple[float,
     here = args.client_threads or P  # the client's threads (local:P: P cores)
     wall = nodes = idle = 0.0
     for it in its:
-        if scheduler == "dask" and it.split and it.estimate <= args.nearby_seconds * here * _rate(it):
-            w, n, i = replay(it, "threads", here, args, 1.0 + args.contention * (here - 1))  # on the client's threads
+        if (
+            scheduler == "dask"
+            and it.split
+            and it.estimate <= args.nearby_seconds * here * _rate(it)
+        ):
+            # on the client's threads
+            w, n, i = replay(it, "threads", here, args, 1.0 + args.contention * (here - 1))
         else:
             w, n, i = replay(it, scheduler, P, args, slow)
         wall += w
@@ -260,28 +301,67 @@ def simulate(its: list[Iteration], scheduler: str, P: int, args) -> tuple[float,
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("traces", nargs="+")
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
+    ap.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    )
     ap.add_argument("--scheduler", choices=("threads", "dask", "split"), default="threads")
-    ap.add_argument("--latency", type=float, default=0.01, help="dask: seconds each task costs on top [0.01]")
-    ap.add_argument("--nearby-seconds", type=float, default=NEARBY_SECONDS,
-                    help=f"dask: split iterations expected to take at most this on the client's threads run "
-                         f"there (0: none) [{NEARBY_SECONDS}]")
-    ap.add_argument("--client-threads", type=int, default=0,
-                    help="dask: the client's threads for those (default: P, as local:P on P cores)")
-    ap.add_argument("--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]")
-    ap.add_argument("--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]")
-    ap.add_argument("--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]")
-    ap.add_argument("--chunk-cost", type=float, default=0.0,
-                    help="threads: seconds each chunk costs its worker outside the search (the driver, the GIL) [0]")
-    ap.add_argument("--no-floor", action="store_true",
-                    help="threads: chunks without the floor of work_queue.chunk_floor (as before it)")
-    ap.add_argument("--count-chunks", action="store_true",
-                    help="chunks by count alone (the threads' and Dask's schedulers before chunks were sized by work)")
-    ap.add_argument("--no-cut", action="store_true", help="threads: no subtree cut into pieces (as before pieces.py)")
-    ap.add_argument("--compare", type=float, nargs="*", default=None,
-                    help="measured wall seconds for each --workers value: print the prediction's error")
+    ap.add_argument(
+        "--latency", type=float, default=0.01, help="dask: seconds each task costs on top [0.01]"
+    )
+    ap.add_argument(
+        "--nearby-seconds",
+        type=float,
+        default=NEARBY_SECONDS,
+        help=f"dask: split iterations expected to take at most this on the client's threads run "
+        f"there (0: none) [{NEARBY_SECONDS}]",
+    )
+    ap.add_argument(
+        "--client-threads",
+        type=int,
+        default=0,
+        help="dask: the client's threads for those (default: P, as local:P on P cores)",
+    )
+    ap.add_argument(
+        "--piece", type=float, default=0.05, help="split: longest piece, seconds [0.05]"
+    )
+    ap.add_argument(
+        "--split-cost", type=float, default=0.0005, help="split: seconds per extra piece [0.0005]"
+    )
+    ap.add_argument(
+        "--contention", type=float, default=0.0, help="per-worker slow-down per extra worker [0]"
+    )
+    ap.add_argument(
+        "--chunk-cost",
+        type=float,
+        default=0.0,
+        help="threads: seconds each chunk costs its worker outside the search (the driver, the GIL) [0]",
+    )
+    ap.add_argument(
+        "--no-floor",
+        action="store_true",
+        help="threads: chunks without the floor of work_queue.chunk_floor (as before it)",
+    )
+    ap.add_argument(
+        "--count-chunks",
+        action="store_true",
+        help="chunks by count alone (the threads' and Dask's schedulers before chunks were sized by work)",
+    )
+    ap.add_argument(
+        "--no-cut",
+        action="store_true",
+        help="threads: no subtree cut into pieces (as before pieces.py)",
+    )
+    ap.add_argument(
+        "--compare",
+        type=float,
+        nargs="*",
+        default=None,
+        help="measured wall seconds for each --workers value: print the prediction's error",
+    )
     args = ap.parse_args()
     loaded = [load(p) for p in args.traces]
     its = [it for _, t in loaded for it in t]
@@ -292,28 +372,48 @@ def main() -> int:
     worker_time = sum(j * it.span for j, it in spans)
     barrier = 1 - sum(it.busy for _, it in spans) / worker_time if worker_time else 0.0
     jobs = sorted({h["jobs"] for h, _ in loaded})
-    print(f"# {names}: traced with -j {'/'.join(map(str, jobs))} on {loaded[0][0].get('machine')} "
-          f"(load {loaded[0][0].get('load_average')}); {len(its)} iterations, "
-          f"{serial_nodes:,} nodes serially, "
-          f"{est} subtrees of solving iterations estimated; in the traced run, workers were idle "
-          f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver); "
-          f"{sum(float(it.seconds[0]) for it in its if not it.split):.2f} s in iterations searched from the root "
-          "(on one worker, whatever P)")
-    print(f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}"
-          f"{' (no pieces)' if args.no_cut else ''}, "
-          f"contention {args.contention}"
-          + (f", {args.chunk_cost} s a chunk{' (no floor)' if args.no_floor else ''}" if args.scheduler == "threads" else "")
-          + (f", latency {args.latency} s, split iterations expected <= {args.nearby_seconds} s on the client's "
-             f"{args.client_threads or 'P'} threads run there" if args.scheduler == "dask" else "")
-          + (f", pieces <= {args.piece} s, {args.split_cost} s per split" if args.scheduler == "split" else ""))
-    print(f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"
-          + ("  measured  error" if args.compare else ""))
+    print(
+        f"# {names}: traced with -j {'/'.join(map(str, jobs))} on {loaded[0][0].get('machine')} "
+        f"(load {loaded[0][0].get('load_average')}); {len(its)} iterations, "
+        f"{serial_nodes:,} nodes serially, "
+        f"{est} subtrees of solving iterations estimated; in the traced run, workers were idle "
+        f"{100 * barrier:.1f}% of the complete split iterations' time (the barrier and the driver); "
+        f"{sum(float(it.seconds[0]) for it in its if not it.split):.2f} s in iterations searched from the root "
+        "(on one worker, whatever P)"
+    )
+    print(
+        f"# scheduler {args.scheduler}{' (chunks by count)' if args.count_chunks else ''}"
+        f"{' (no pieces)' if args.no_cut else ''}, "
+        f"contention {args.contention}"
+        + (
+            f", {args.chunk_cost} s a chunk{' (no floor)' if args.no_floor else ''}"
+            if args.scheduler == "threads"
+            else ""
+        )
+        + (
+            f", latency {args.latency} s, split iterations expected <= {args.nearby_seconds} s on the client's "
+            f"{args.client_threads or 'P'} threads run there"
+            if args.scheduler == "dask"
+            else ""
+        )
+        + (
+            f", pieces <= {args.piece} s, {args.split_cost} s per split"
+            if args.scheduler == "split"
+            else ""
+        )
+    )
+    print(
+        f"{'workers':>7} {'wall s':>9} {'speed-up':>8} {'expanded':>15} {'x serial':>8} {'barrier idle':>12}"
+        + ("  measured  error" if args.compare else "")
+    )
     base = None
     for k, P in enumerate(args.workers):
         wall, nodes, idle = simulate(its, args.scheduler, P, args)
         base = base or (wall if P == 1 else simulate(its, args.scheduler, 1, args)[0])
-        line = (f"{P:>7} {wall:>9.2f} {base / wall:>8.2f} {nodes:>15,} {nodes / serial_nodes:>8.2f} "
-                f"{100 * idle:>11.1f}%")
+        line = (
+            f"{P:>7} {wall:>9.2f} {base / wall:>8.2f} {nodes:>15,} {nodes / serial_nodes:>8.2f} "
+            f"{100 * idle:>11.1f}%"
+        )
         if args.compare and k < len(args.compare):
             line += f"  {args.compare[k]:>8.2f} {100 * (wall / args.compare[k] - 1):>+6.1f}%"
         print(line)

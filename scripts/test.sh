@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up and run the default (fast) test suite; pass -m slow for the big-table checks.
+# Set up, lint (ruff: any finding fails the run) and run the default (fast) test suite on two
+# workers, a test file each at a time; pass -m slow for the big-table checks, -n 0 for one process.
 # Installs Debian's chromium for the page's browser tests where it is missing and this runs as root.
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 set -euo pipefail
@@ -17,4 +18,7 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${PATTERNDB_CHROMIUM:-}" ] && 
         echo "note: the page's browser tests need Chromium: sudo apt-get install chromium (PATTERNDB_NO_BROWSER=1 skips them)" >&2
     fi
 fi
-exec .venv/bin/python -m pytest -q "$@"
+echo "linting (ruff check, ruff format --check)..." >&2
+.venv/bin/ruff check --quiet . || { echo "error: ruff found the problems above (ruff check --fix may mend them)" >&2; exit 1; }
+.venv/bin/ruff format --check --quiet . || { echo "error: the files above are not formatted (ruff format)" >&2; exit 1; }
+exec .venv/bin/python -m pytest -q -n 2 --dist loadfile "$@"

@@ -7,24 +7,25 @@ big boards (more than 16 cells) or fewer boards than threads are solved one
 at a time, each with every thread. Ctrl-C (BatchStop.request) stops the
 boards in progress and cancels the queued ones.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
 import sys
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import chain, islice
-from typing import Callable, Iterable, Iterator
 
 from patterndb import Board, BoardError, parse_board
 
 from .api import Control, Options, Plan, make_plan, prepare, run
-from .ida.threads import default_jobs
 from .ida import StopFlag
 from .ida.state import Backend
+from .ida.threads import default_jobs
 from .solution import SearchStopped, Solution
 
 SMALL_BOARD = 16  # cells; boards up to this size are solved side by side
@@ -59,15 +60,21 @@ def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, i
             if board is not None:
                 if tokens[-1].isascii() and tokens[-1].isdigit():
                     return board, int(tokens[-1])
-                raise BoardError(f"the expected length {tokens[-1]!r} after the board is not a whole number "
-                                 "of moves") from None
+                raise BoardError(
+                    f"the expected length {tokens[-1]!r} after the board is not a whole number "
+                    "of moves"
+                ) from None
         if rows is None and cols is None and 1 < len(tokens) < 4:
-            raise BoardError(f"{len(tokens)} tiles: a batch takes one whole board a line (e.g. 1 2 3 4 5 6 7 8 0), "
-                             "not a grid over several lines") from None
+            raise BoardError(
+                f"{len(tokens)} tiles: a batch takes one whole board a line (e.g. 1 2 3 4 5 6 7 8 0), "
+                "not a grid over several lines"
+            ) from None
         raise first
 
 
-MAX_LINE = 8192  # bytes a batch line may hold (a board is about 100); a longer one is refused unread
+MAX_LINE = (
+    8192  # bytes a batch line may hold (a board is about 100); a longer one is refused unread
+)
 
 
 def iter_batch(path: str, rows: int | None = None, cols: int | None = None) -> Iterator[Entry]:
@@ -86,13 +93,24 @@ def iter_batch(path: str, rows: int | None = None, cols: int | None = None) -> I
                 while raw and not raw.endswith(b"\n"):
                     raw = f.readline(1 << 20)
                 found = True
-                yield Entry(i, None, None, f"{path}:{i}: a line of more than {MAX_LINE:,} bytes is not a board")
+                yield Entry(
+                    i,
+                    None,
+                    None,
+                    f"{path}:{i}: a line of more than {MAX_LINE:,} bytes is not a board",
+                )
                 continue
             try:
-                text = raw.decode("utf-8-sig" if i == 1 else "utf-8")  # a byte-order mark is allowed
+                # a byte-order mark is allowed
+                text = raw.decode("utf-8-sig" if i == 1 else "utf-8")
             except UnicodeDecodeError:
-                yield Entry(i, None, None, f"{path} is not a UTF-8 text file of boards (undecodable byte on line {i})",
-                            fatal=True)
+                yield Entry(
+                    i,
+                    None,
+                    None,
+                    f"{path} is not a UTF-8 text file of boards (undecodable byte on line {i})",
+                    fatal=True,
+                )
                 return
             line = text.split("#", 1)[0].strip()
             if not line:
@@ -155,7 +173,9 @@ class BatchStop:
         for s in list(self.active):
             s.request(reason)
 
-    def solve(self, board: Board, plan: Plan, backend: Backend | None = None) -> Solution | SearchStopped | None:
+    def solve(
+        self, board: Board, plan: Plan, backend: Backend | None = None
+    ) -> Solution | SearchStopped | None:
         """Solve one board unless stopped; None if it never started."""
         stop = StopFlag()
         self.active.add(stop)
@@ -169,11 +189,18 @@ class BatchStop:
             self.active.discard(stop)
 
 
-def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callable[[str], None],
-                workers: int | None = None, plans: dict[str, Plan] | None = None,
-                stop: BatchStop | None = None, cluster=None,
-                on_plan: Callable[[Plan, Board], None] | None = None, boards: int | None = None,
-                ) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
+def solve_batch(
+    entries: Iterable[Entry],
+    goal: str,
+    opts: Options,
+    log: Callable[[str], None],
+    workers: int | None = None,
+    plans: dict[str, Plan] | None = None,
+    stop: BatchStop | None = None,
+    cluster=None,
+    on_plan: Callable[[Plan, Board], None] | None = None,
+    boards: int | None = None,
+) -> Iterator[tuple[Entry, Solution | SearchStopped | BoardError | None]]:
     """Solve every entry, yielding results in input order as they are ready.
 
     Entries are taken as the batch goes, at most AHEAD per thread beyond the one being
@@ -208,8 +235,12 @@ def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callabl
             return BoardError(f"line {e.line}: {err}")
         alone = side_by_side == 1 or board.shape.n > SMALL_BOARD
         if frame.key not in plans:
-            plans[frame.key] = make_plan(frame, opts if alone else dataclasses.replace(opts, jobs=1), log)
-            log(f"using {plans[frame.key].algorithm} / {plans[frame.key].heuristic.name} for {frame.shape} boards")
+            plans[frame.key] = make_plan(
+                frame, opts if alone else dataclasses.replace(opts, jobs=1), log
+            )
+            log(
+                f"using {plans[frame.key].algorithm} / {plans[frame.key].heuristic.name} for {frame.shape} boards"
+            )
             if on_plan is not None:
                 on_plan(plans[frame.key], board)
         plan = plans[frame.key]
@@ -225,12 +256,15 @@ def solve_batch(entries: Iterable[Entry], goal: str, opts: Options, log: Callabl
             backends[id(plan)] = cluster.backend(plan)
         return backends[id(plan)]
 
-    pending: deque[tuple[Entry, Callable[[], object]]] = deque()  # read, in input order, not yet yielded
+    # read, in input order, not yet yielded
+    pending: deque[tuple[Entry, Callable[[], object]]] = deque()
     # One board at a time runs here, in the caller's thread: a pool thread handing each result
     # to the caller made Korf's 100 take 3% longer (every hand-over of the interpreter lock
     # between the two threads); IDA* still searches a long iteration in a thread of its own,
     # so signals reach the caller.
-    with ThreadPoolExecutor(max_workers=side_by_side) if side_by_side > 1 else nullcontext() as pool:
+    with (
+        ThreadPoolExecutor(max_workers=side_by_side) if side_by_side > 1 else nullcontext() as pool
+    ):
         complete = False
         try:
             for e in chain(head, entries):

@@ -7,6 +7,7 @@ subtrees) and a walk down an exact table, then hands numba.pycc the JIT
 dispatchers' compiled signatures. solver.search.aot, below the driver, only
 finds and loads what this writes (its docstring says where and how it is keyed).
 """
+
 from __future__ import annotations
 
 import importlib.machinery
@@ -16,25 +17,26 @@ import shutil
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from patterndb import Shape, make_goal, scramble
-from patterndb.files.buildcheck import check_writable
-from patterndb.errors import TableError
 from patterndb.build.exact import build_exact
-from patterndb.puzzle.frame import Frame
 from patterndb.build.movefsm import undo_machine
+from patterndb.errors import TableError
+from patterndb.files.buildcheck import check_writable
+from patterndb.puzzle.frame import Frame
 
 from .heuristics import manhattan
-from .search import aot
-from .search.aot import EXPORTS, PREFIX
 from .ida.parallel import Driver
 from .ida.state import Problem, StopFlag
 from .ida.threads import ThreadBackend
+from .search import aot
+from .search.aot import EXPORTS, PREFIX
 from .search.table_walk import table_walk
 
 
@@ -50,6 +52,7 @@ def _example_calls() -> dict[str, tuple]:
         def call(*args: Any) -> Any:
             calls.setdefault(name, args)
             return getattr(jit, name)(*args)
+
         return call
 
     shape = Shape(4, 4)
@@ -57,13 +60,20 @@ def _example_calls() -> dict[str, tuple]:
     goal = frame.canonical_goal
     board = scramble(goal, 30, np.random.default_rng(1))  # a few thousand nodes
     heuristic = manhattan(goal)
-    problem = Problem(board.tiles.astype(np.int64), goal.tiles.astype(np.int64), heuristic.H,
-                      shape.neighbours, undo_machine(shape))
+    problem = Problem(
+        board.tiles.astype(np.int64),
+        goal.tiles.astype(np.int64),
+        heuristic.H,
+        shape.neighbours,
+        undo_machine(shape),
+    )
     with aot.serving(SimpleNamespace(**{n: recorder(n) for n in EXPORTS})):
         Driver(problem, ThreadBackend(1), StopFlag(), split_nodes=1).run()
         heuristic(board)  # a heuristic's value on one board (solver distance, the show command)
         small = Frame.for_goal(make_goal(Shape(2, 3), "blank-first"))
-        table_walk(scramble(small.canonical_goal, 9, np.random.default_rng(1)), build_exact(small)[0])
+        table_walk(
+            scramble(small.canonical_goal, 9, np.random.default_rng(1)), build_exact(small)[0]
+        )
     missing = set(EXPORTS) - set(calls)
     if missing:
         raise RuntimeError(f"the example search never called {', '.join(sorted(missing))}")
@@ -123,11 +133,18 @@ def build(directory: Path | None = None) -> Path:
         finally:
             pycc_compiler.Flags = saved
         data = Path(tmp, name + suffix).read_bytes()
-        meta = {"key": name[len(PREFIX):], "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "numba": numba.__version__, "size": len(data), "crc32": zlib.crc32(data), "signatures": signatures}
+        meta = {
+            "key": name[len(PREFIX) :],
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "numba": numba.__version__,
+            "size": len(data),
+            "crc32": zlib.crc32(data),
+            "signatures": signatures,
+        }
         Path(tmp, name + ".json").write_text(json.dumps(meta))
         os.replace(Path(tmp, name + suffix), target / (name + suffix))
-        os.replace(Path(tmp, name + ".json"), target / (name + ".json"))  # last: it marks the pair complete
+        # last: it marks the pair complete
+        os.replace(Path(tmp, name + ".json"), target / (name + ".json"))
     for old in target.glob(PREFIX + "*"):
         if not old.name.startswith(name):
             old.unlink(missing_ok=True)

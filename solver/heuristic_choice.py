@@ -1,18 +1,29 @@
 """The heuristic a plan searches with: the one asked for (a classic one, named pattern
 databases, table files, a race of two), or the strongest whose tables are built; and the
 `pdb build` line that would build what is missing."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from patterndb import BoardError, Frame, TableError, make_goal
+from patterndb.build.exact import build_exact
+from patterndb.errors import WriteError
 from patterndb.files.attrs import check_attrs
 from patterndb.files.buildcheck import check_exact_build
 from patterndb.files.catalog import build_exact_file, exact_path, pattern_expect
-from patterndb.errors import WriteError
-from patterndb.build.exact import build_exact
-from patterndb.puzzle.patterns import TABLELESS, group_label, is_zero_aware, named_partitions, parse_catalog, parse_partition, pattern_tiles, race_spec, zero_aware_fits
 from patterndb.files.store import read_attrs
+from patterndb.puzzle.patterns import (
+    TABLELESS,
+    group_label,
+    is_zero_aware,
+    named_partitions,
+    parse_catalog,
+    parse_partition,
+    pattern_tiles,
+    race_spec,
+    zero_aware_fits,
+)
 from patterndb.puzzle.symmetry import catalogue_sums
 
 from . import heuristics
@@ -20,14 +31,19 @@ from .heuristics import Heuristic
 from .heuristics.pdb import cached, cached_catalogue, catalogue
 from .plan import Log, Options
 
-HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "exact", "pdb")  # what a plan may be asked for by name
+# what a plan may be asked for by name
+HEURISTICS = "misplaced", "manhattan", "linear-conflict", "exact", "pdb"
 AUTO_BUILD_CELLS = 9  # exact tables this small are built on first use (about a second)
 
 
 def build_hint(frame: Frame, pattern: str) -> str:
     s = frame.shape
     size = f"--size {s.rows}" if s.rows == s.cols else f"--rows {s.rows} --cols {s.cols}"
-    goal = "" if frame.key == Frame.for_goal(make_goal(s, "blank-last")).key else f" --goal '{frame.goal}'"
+    goal = (
+        ""
+        if frame.key == Frame.for_goal(make_goal(s, "blank-last")).key
+        else f" --goal '{frame.goal}'"
+    )
     return f"pdb build {size}{goal} --pattern {pattern}"
 
 
@@ -61,7 +77,9 @@ def _pdb_from_files(frame: Frame, files: tuple[Path, ...], reflect: bool) -> Heu
         if set(pattern_tiles(tiles)) & {t for g in groups for t in pattern_tiles(g)}:
             raise BoardError(f"{f} overlaps another --pdb table: groups must be disjoint")
         groups.append(tiles)
-    return heuristics.pdb(frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect)
+    return heuristics.pdb(
+        frame, tuple(groups), list(files), "/".join(group_label(g) for g in groups), reflect
+    )
 
 
 def pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heuristic:
@@ -75,7 +93,9 @@ def pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heur
         paths = cached(frame, parts[0], data_dir)
         if paths is not None:
             return heuristics.pdb(frame, parts[0], paths, pattern, reflect)
-    raise TableError(f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{build_hint(frame, pattern)}'")
+    raise TableError(
+        f"pattern {pattern} is not built for {frame.shape} in {data_dir}: run '{build_hint(frame, pattern)}'"
+    )
 
 
 def built_groups(frame: Frame, data_dir: Path) -> list[str]:
@@ -112,7 +132,9 @@ def cached_race(frame: Frame, data_dir: Path, reflect: bool) -> tuple[Heuristic,
         return None
 
 
-def _race_sides(frame: Frame, specs: list[str], data_dir: Path, reflect: bool) -> tuple[Heuristic, Heuristic]:
+def _race_sides(
+    frame: Frame, specs: list[str], data_dir: Path, reflect: bool
+) -> tuple[Heuristic, Heuristic]:
     """A race's two heuristics, loaded from their specs (cheaper per node first)."""
     return tuple(_race_side(frame, spec, data_dir, reflect) for spec in specs)
 
@@ -130,7 +152,9 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     name = opts.heuristic
     if opts.pdb_files or opts.pattern:
         if name not in (None, "pdb"):
-            raise BoardError(f"--pattern/--pdb choose pattern databases: they do not go with --heuristic {name}")
+            raise BoardError(
+                f"--pattern/--pdb choose pattern databases: they do not go with --heuristic {name}"
+            )
         if opts.pdb_files:
             return _pdb_from_files(frame, opts.pdb_files, opts.reflect)
         return pdb_named(frame, opts.pattern, data_dir, opts.reflect)
@@ -140,38 +164,59 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     if name in heuristics.CLASSIC:
         return heuristics.CLASSIC[name](goal)
     if name not in (None, "pdb"):
-        raise BoardError(f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact', 'pdb'])}")
+        raise BoardError(
+            f"unknown heuristic {name!r}: choose from {', '.join([*heuristics.CLASSIC, 'exact', 'pdb'])}"
+        )
     h = strongest_pdb(frame, data_dir, opts.reflect)
     # The hint names the strongest plain partition: quicker to build, smaller, faster per node.
-    named = [k for k, part in named_partitions(frame.shape.rows, frame.shape.cols).items()
-             if not any(map(is_zero_aware, part))]
+    named = [
+        k
+        for k, part in named_partitions(frame.shape.rows, frame.shape.cols).items()
+        if not any(map(is_zero_aware, part))
+    ]
     if h is None:
         groups = built_groups(frame, data_dir)
         if groups:  # tables of the user's own groups: they name them with --pattern
-            hint = f"; tables of tiles {', '.join(groups)} are: give --pattern {'/'.join(groups)} (disjoint groups) to use them"
+            hint = (
+                f"; tables of tiles {', '.join(groups)} are: "
+                f"give --pattern {'/'.join(groups)} (disjoint groups) to use them"
+            )
         else:
-            hint = f": '{build_hint(frame, named[0])}' builds the strongest quick ones" if named else ""
+            hint = (
+                f": '{build_hint(frame, named[0])}' builds the strongest quick ones"
+                if named
+                else ""
+            )
         if name == "pdb":
-            raise TableError(f"no named pattern databases are built for {frame.shape} in {data_dir}{hint}")
+            raise TableError(
+                f"no named pattern databases are built for {frame.shape} in {data_dir}{hint}"
+            )
         if named or groups:
             log(f"no named pattern databases are built for {frame.shape}{hint}")
         return heuristics.linear_conflict(goal)
     return h
 
 
-def race_pair(opts: Options, frame: Frame, data_dir: Path, algorithm: str,
-              resuming: str | None = None) -> tuple[Heuristic, Heuristic | None]:
+def race_pair(
+    opts: Options, frame: Frame, data_dir: Path, algorithm: str, resuming: str | None = None
+) -> tuple[Heuristic, Heuristic | None]:
     """The two heuristics of a race spec "A|B": A cheaper per node, B stronger (search.race);
     or, where a checkpoint was saved for one of them (resuming: its name, the race's winner),
     that one alone: a resumed search does not race again, so the loser's tables need not be
     built on the machine that picks the search up."""
     specs = [p.strip() for p in race_spec(opts.pattern, frame).split("|")]
     if len(specs) != 2 or not all(specs):
-        raise BoardError(f"a race is two patterns joined by '|' (cheaper per node first), not {opts.pattern!r}")
+        raise BoardError(
+            f"a race is two patterns joined by '|' (cheaper per node first), not {opts.pattern!r}"
+        )
     if algorithm != "idastar":
-        raise BoardError(f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}")
+        raise BoardError(
+            f"a race of two heuristics ({opts.pattern}) is for idastar, not {algorithm}"
+        )
     if opts.heuristic not in (None, "pdb") or opts.pdb_files:
-        raise BoardError(f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb")
+        raise BoardError(
+            f"--pattern {opts.pattern} chooses the heuristics: it does not go with --heuristic or --pdb"
+        )
     if resuming is not None:
         for spec in specs:
             try:

@@ -1,5 +1,6 @@
 """An IDA* search as the API runs it: the driver with its checkpoint, trace and progress
 listeners, or a race of two heuristics first (search.race), resumed where a checkpoint left it."""
+
 from __future__ import annotations
 
 import os
@@ -8,20 +9,25 @@ import time
 
 from patterndb import Board, BoardError
 
-from .ida.checkpoint import Checkpoint, Resumed, identity, saved_heuristic
 from .heuristics import Heuristic
-from .plan import Control, Plan, quiet
-from .ida.progress import Fanout
 from .ida import Driver, Problem, ThreadBackend
+from .ida.checkpoint import Checkpoint, Resumed, identity, saved_heuristic
+from .ida.progress import Fanout
+from .ida.race import Race, race
 from .ida.state import Backend
 from .ida.threads import default_jobs
-from .ida.race import Race, race
-from .solution import SearchStopped
 from .ida.trace import Trace
+from .plan import Control, Plan, quiet
+from .solution import SearchStopped
 
 
-def run_idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
-                canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+def run_idastar(
+    problems: list[tuple[Heuristic, Problem]],
+    plan: Plan,
+    control: Control,
+    start: float,
+    canonical_board: Board,
+) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
     """Run the IDA* driver with the plan's heuristic, or with the winner of a race of two
     (search.race); (path, expanded, generated, iterations, where it resumed, the heuristic
     that searched, the race) or SearchStopped. A checkpoint is held by this search alone
@@ -34,8 +40,13 @@ def run_idastar(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: 
         return _run(problems, plan, control, start, canonical_board)
 
 
-def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control, start: float,
-         canonical_board: Board) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
+def _run(
+    problems: list[tuple[Heuristic, Problem]],
+    plan: Plan,
+    control: Control,
+    start: float,
+    canonical_board: Board,
+) -> tuple[list[int], int, int, list[dict], Resumed | None, Heuristic, Race | None]:
     opts = plan.options
     resume, path, ckpt, resumed, raced = None, None, None, None, None
     listener = control.listener
@@ -46,8 +57,10 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
     racing = len(problems) > 1
     if racing and control.backend is not None:
         if opts.pattern and "|" in opts.pattern:
-            raise BoardError(f"a race of two heuristics ({opts.pattern}) runs on this machine's threads: "
-                             "give --pattern one of them to search on a cluster")
+            raise BoardError(
+                f"a race of two heuristics ({opts.pattern}) runs on this machine's threads: "
+                "give --pattern one of them to search on a cluster"
+            )
         racing = False  # a race's name (best) on a cluster: its first side, as the workers' plans have it
     if racing:
         names = [hh.name for hh, _ in problems]
@@ -61,14 +74,35 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
     # thread of a batch runs whole iterations in one call (--timeout 0.5 stopped at 1.3 s).
     with control.stop.searching(opts.timeout):
         if racing:
-            raced = race(*(Driver(p, backend, control.stop, listener, opts.max_nodes or 0, deadline, control.split_nodes)
-                           for _, p in problems), tuple(names), control.stop, deadline=deadline)
+            raced = race(
+                *(
+                    Driver(
+                        p,
+                        backend,
+                        control.stop,
+                        listener,
+                        opts.max_nodes or 0,
+                        deadline,
+                        control.split_nodes,
+                    )
+                    for _, p in problems
+                ),
+                tuple(names),
+                control.stop,
+                deadline=deadline,
+            )
             h, problem = problems[raced.winner]
             out, resume = raced.outcome, raced.state
             log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
         if control.checkpoint is not None:
-            ident = identity(str(canonical_board), str(plan.frame.canonical_goal), plan.algorithm, h.name, h.tables,
-                             plan.machine.depth)
+            ident = identity(
+                str(canonical_board),
+                str(plan.frame.canonical_goal),
+                plan.algorithm,
+                h.name,
+                h.tables,
+                plan.machine.depth,
+            )
             ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
             if not racing:
                 resume, path = ckpt.load(problem)
@@ -83,11 +117,23 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
         if path is None and out is None:
             trace = None
             if control.trace is not None:
-                trace = Trace(control.trace, _trace_header(problem, plan, h, backend, str(canonical_board), control), log)
+                trace = Trace(
+                    control.trace,
+                    _trace_header(problem, plan, h, backend, str(canonical_board), control),
+                    log,
+                )
                 listener = Fanout(listener, trace)
             try:
-                out = Driver(problem, backend, control.stop, listener, opts.max_nodes or 0, deadline,
-                             control.split_nodes, None if trace is None else trace.chunk).run(resume)
+                out = Driver(
+                    problem,
+                    backend,
+                    control.stop,
+                    listener,
+                    opts.max_nodes or 0,
+                    deadline,
+                    control.split_nodes,
+                    None if trace is None else trace.chunk,
+                ).run(resume)
             finally:
                 if trace is not None:
                     trace.close()
@@ -97,22 +143,45 @@ def _run(problems: list[tuple[Heuristic, Problem]], plan: Plan, control: Control
         if ckpt is not None:
             ckpt.save(state, path or None)
         if out.status != "found":
-            raise SearchStopped(out.status, plan.algorithm, out.lower_bound,
-                                state.total_expanded + state.unfinished_expanded + lost_e,
-                                state.total_generated + state.unfinished_generated + lost_g,
-                                time.perf_counter() - start, [it.to_dict() for it in state.iterations],
-                                None if resumed is None else resumed.to_dict())
+            raise SearchStopped(
+                out.status,
+                plan.algorithm,
+                out.lower_bound,
+                state.total_expanded + state.unfinished_expanded + lost_e,
+                state.total_generated + state.unfinished_generated + lost_g,
+                time.perf_counter() - start,
+                [it.to_dict() for it in state.iterations],
+                None if resumed is None else resumed.to_dict(),
+            )
     else:
         state = resume
-    return (path, state.total_expanded + lost_e, state.total_generated + lost_g,
-            [it.to_dict() for it in state.iterations], resumed, h, raced)
+    return (
+        path,
+        state.total_expanded + lost_e,
+        state.total_generated + lost_g,
+        [it.to_dict() for it in state.iterations],
+        resumed,
+        h,
+        raced,
+    )
 
 
-def _trace_header(problem: Problem, plan: Plan, h: Heuristic, backend: Backend, board: str, control: Control) -> dict:
+def _trace_header(
+    problem: Problem, plan: Plan, h: Heuristic, backend: Backend, board: str, control: Control
+) -> dict:
     """What a trace says about its search (h: its heuristic) and the machine it ran on."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {"board": board, "goal": str(plan.frame.canonical_goal), "heuristic": h.name,
-            "jobs": backend.jobs, "backend": type(backend).__name__, "frontier": len(problem.frontier()[0]),
-            "split_nodes": control.split_nodes, "prune": plan.machine.depth, "cpus": os.cpu_count(),
-            "load_average": None if load is None else [round(x, 2) for x in load],
-            "machine": platform.node(), "processor": platform.processor() or platform.machine()}
+    return {
+        "board": board,
+        "goal": str(plan.frame.canonical_goal),
+        "heuristic": h.name,
+        "jobs": backend.jobs,
+        "backend": type(backend).__name__,
+        "frontier": len(problem.frontier()[0]),
+        "split_nodes": control.split_nodes,
+        "prune": plan.machine.depth,
+        "cpus": os.cpu_count(),
+        "load_average": None if load is None else [round(x, 2) for x in load],
+        "machine": platform.node(),
+        "processor": platform.processor() or platform.machine(),
+    }

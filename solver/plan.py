@@ -1,19 +1,20 @@
 """What a solve is asked for (Options), how a long search is watched (Control), and what it
 searches with (Plan): the types the API, the command and the cluster workers share."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from patterndb import Frame
 from patterndb.build.movefsm import MoveMachine
 
-from .ida.checkpoint import SAVE_INTERVAL
 from .heuristics import Heuristic
 from .ida import Problem, StopFlag
+from .ida.checkpoint import SAVE_INTERVAL
 from .ida.parallel import SPLIT_NODES
 from .ida.state import Backend, Listener
 
@@ -62,7 +63,9 @@ class Control:
     checkpoint_every: float = SAVE_INTERVAL
     backend: Backend | None = None
     split_nodes: int = SPLIT_NODES  # iterations expected bigger than this are split into subtrees
-    log: Log | None = None  # told where a resumed search starts, and of checkpoints that cannot be saved
+    log: Log | None = (
+        None  # told where a resumed search starts, and of checkpoints that cannot be saved
+    )
     trace: Path | None = None  # a file to record every chunk of subtrees in (solver.ida.trace)
 
 
@@ -74,14 +77,21 @@ class Plan:
     options: Options
     machine: MoveMachine  # the move-pruning machine IDA* uses
     load_seconds: float = 0.0  # making it: reading (or building) its tables and machine
-    rival: Heuristic | None = None  # "A|B": IDA* races heuristic (A) against this one per board (search.race)
+    rival: Heuristic | None = (
+        None  # "A|B": IDA* races heuristic (A) against this one per board (search.race)
+    )
 
     def problem(self, tiles: np.ndarray, heuristic: Heuristic | None = None) -> Problem:
         """What IDA* searches for a board in this plan's frame (its canonical tiles): with
         this plan's heuristic, or the one given (the rival of a race), and its machine."""
         h = self.heuristic if heuristic is None else heuristic
-        return Problem(np.asarray(tiles, dtype=np.int64), self.frame.canonical_goal.tiles.astype(np.int64), h.H,
-                       self.frame.shape.neighbours, self.machine)
+        return Problem(
+            np.asarray(tiles, dtype=np.int64),
+            self.frame.canonical_goal.tiles.astype(np.int64),
+            h.H,
+            self.frame.shape.neighbours,
+            self.machine,
+        )
 
     def populate(self) -> None:
         """Map all of its tables' pages now (Heuristic.populate), for a batch of boards: in

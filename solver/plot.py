@@ -6,6 +6,7 @@ growth, and the growth factor per iteration shows how steady it is. From a trace
 (`--trace FILE`) also each worker's busy seconds per iteration: how evenly the parallel
 search spread the work. matplotlib is an optional extra (`pip install -e '.[plot]'`).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,13 @@ def read_runs(path: Path) -> tuple[list[tuple[str, list[dict]]], dict[int, dict[
 def _runs(objects: list[dict]) -> tuple[list[tuple[str, list[dict]]], dict[int, dict[str, float]]]:
     """read_runs' answer from the parsed objects; KeyError, TypeError or ValueError where a
     field it needs is missing or of another type."""
+
     def iteration(bound: object, it: dict) -> dict:
-        return {"bound": int(bound), "expanded": int(it["expanded"]), "seconds": float(it["seconds"])}
+        return {
+            "bound": int(bound),
+            "expanded": int(it["expanded"]),
+            "seconds": float(it["seconds"]),
+        }
 
     busy: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     if "trace" in objects[0]:
@@ -52,13 +58,23 @@ def _runs(objects: list[dict]) -> tuple[list[tuple[str, list[dict]]], dict[int, 
             if "chunk" in o:
                 busy[int(o["bound"])][str(o["worker"])] += float(o["end"]) - float(o["start"])
         return [(f"trace of {str(objects[0].get('board', '?'))[:30]}", its)], busy
-    runs = [(f"line {o['line']}" if "line" in o else str(o.get("board", "?"))[:30],
-             [iteration(it["bound"], it) for it in o["iterations"]])
-            for o in objects if o.get("iterations")]
+    runs = [
+        (
+            f"line {o['line']}" if "line" in o else str(o.get("board", "?"))[:30],
+            [iteration(it["bound"], it) for it in o["iterations"]],
+        )
+        for o in objects
+        if o.get("iterations")
+    ]
     return runs, busy
 
-def plot_runs(runs: list[tuple[str, list[dict]]], busy: dict[int, dict[str, float]], out: Path,
-              fmt: str = "png") -> int:
+
+def plot_runs(
+    runs: list[tuple[str, list[dict]]],
+    busy: dict[int, dict[str, float]],
+    out: Path,
+    fmt: str = "png",
+) -> int:
     """Panels: nodes and seconds per bound (log), growth per iteration, and workers' busy
     seconds when there is a trace. Returns the number of panels."""
     plt = pyplot()
@@ -69,7 +85,9 @@ def plot_runs(runs: list[tuple[str, list[dict]]], busy: dict[int, dict[str, floa
         bounds = [it["bound"] for it in its]
         nodes = [max(it["expanded"], 1) for it in its]
         axes[0].plot(bounds, nodes, marker="o", ms=3, alpha=alpha, label=label)
-        axes[1].plot(bounds, [max(it["seconds"], 1e-6) for it in its], marker="o", ms=3, alpha=alpha)
+        axes[1].plot(
+            bounds, [max(it["seconds"], 1e-6) for it in its], marker="o", ms=3, alpha=alpha
+        )
         growth = [(b, n / p) for b, n, p in zip(bounds[1:], nodes[1:], nodes[:-1])]
         if growth:
             axes[2].plot(*zip(*growth), marker="o", ms=3, alpha=alpha)

@@ -6,9 +6,10 @@ between consecutive frames, with the last frame held for a moment before it repe
 A GIF (one frame a board, the goal held longer) needs Pillow, which the [plot] extra
 brings with matplotlib; it is imported only for a GIF.
 """
+
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
 from patterndb import Board, BoardError
@@ -41,10 +42,12 @@ def svg(boards: list[Board], seconds_per_move: float = 0.35, title: str = "") ->
     duration = max(steps + HOLD, 1) * seconds_per_move
     times = [i / (steps + HOLD) for i in range(steps + 1)] + [1.0]
     key_times = ";".join(f"{t:.6f}" for t in times)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
-             f"<title>{escape(title or f'{shape} board, {steps} moves')}</title>",
-             f'<rect width="{width}" height="{height}" fill="#3b3b3b"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
+        f"<title>{escape(title or f'{shape} board, {steps} moves')}</title>",
+        f'<rect width="{width}" height="{height}" fill="#3b3b3b"/>',
+    ]
     positions = [b.positions() for b in boards]
     for tile in range(1, shape.n):
         cells = [int(p[tile]) for p in positions]
@@ -59,7 +62,8 @@ def svg(boards: list[Board], seconds_per_move: float = 0.35, title: str = "") ->
             f'dominant-baseline="central" fill="#2b2b2b">{tile}</text>'
             f'<animateTransform attributeName="transform" type="translate" values="{values}" '
             f'keyTimes="{key_times}" dur="{duration:.3f}s" calcMode="linear" repeatCount="indefinite"/>'
-            "</g>")
+            "</g>"
+        )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -69,7 +73,9 @@ def gif(boards: list[Board], out, seconds_per_move: float = 0.35) -> int:
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError:
-        raise BoardError("a GIF needs Pillow (pip install -e '.[plot]'); an .svg needs nothing") from None
+        raise BoardError(
+            "a GIF needs Pillow (pip install -e '.[plot]'); an .svg needs nothing"
+        ) from None
     shape = boards[0].shape
     size = CELL - GAP
     try:
@@ -84,17 +90,32 @@ def gif(boards: list[Board], out, seconds_per_move: float = 0.35) -> int:
             if tile == 0:
                 continue
             x, y = (cell % shape.cols) * CELL + GAP, (cell // shape.cols) * CELL + GAP
-            draw.rounded_rectangle((x, y, x + size, y + size), radius=6, fill="#e8c07d", outline="#8a6a32")
-            draw.text((x + size / 2, y + size / 2), str(int(tile)), fill="#2b2b2b", font=font, anchor="mm")
+            draw.rounded_rectangle(
+                (x, y, x + size, y + size), radius=6, fill="#e8c07d", outline="#8a6a32"
+            )
+            draw.text(
+                (x + size / 2, y + size / 2), str(int(tile)), fill="#2b2b2b", font=font, anchor="mm"
+            )
         images.append(img.convert("P", palette=Image.Palette.ADAPTIVE))
     ms = max(int(seconds_per_move * 1000), 20)
-    images[0].save(out, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                   duration=[ms] * (len(images) - 1) + [ms * HOLD], disposal=1)
+    images[0].save(
+        out,
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        loop=0,
+        duration=[ms] * (len(images) - 1) + [ms * HOLD],
+        disposal=1,
+    )
     return len(images)
 
 
 def terminal_frames(boards: list[Board], directions: str) -> Iterator[str]:
     """Each board as text with the move that led to it, for a terminal to show in turn."""
     for i, b in enumerate(boards):
-        head = "start" if i == 0 else f"move {i} of {len(boards) - 1}: blank {directions[i - 1].upper()}"
+        head = (
+            "start"
+            if i == 0
+            else f"move {i} of {len(boards) - 1}: blank {directions[i - 1].upper()}"
+        )
         yield f"{head}\n{b.grid()}\n"

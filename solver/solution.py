@@ -1,4 +1,5 @@
 """A solved board: the moves, their cost, and what guarantees optimality."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,9 +21,14 @@ class Solution:
     nodes_expanded: int
     nodes_generated: int
     seconds: float
-    iterations: list[dict] = field(default_factory=list)  # IDA*: bound, expanded, generated, seconds each
-    resumed_from: dict | None = None  # IDA* resumed from a checkpoint: its file, bound, subtrees done
-    race: dict | None = None  # IDA* raced two heuristics (search.race): the winner, each one's bound, nodes, seconds
+    # IDA*: bound, expanded, generated, seconds each
+    iterations: list[dict] = field(default_factory=list)
+    resumed_from: dict | None = (
+        None  # IDA* resumed from a checkpoint: its file, bound, subtrees done
+    )
+    race: dict | None = (
+        None  # IDA* raced two heuristics (search.race): the winner, each one's bound, nodes, seconds
+    )
 
     @property
     def length(self) -> int:
@@ -36,24 +42,27 @@ class Solution:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "board": str(self.board),
-            "goal": str(self.goal),
-            "rows": self.board.shape.rows,
-            "cols": self.board.shape.cols,
-            "length": self.length,
-            "moves": self.moves,
-            "directions": self.directions,
-            "optimal": self.optimal,
-            "proof": self.proof,
-            "algorithm": self.algorithm,
-            "heuristic": self.heuristic,
-            "nodes_expanded": self.nodes_expanded,
-            "nodes_generated": self.nodes_generated,
-            "seconds": round(self.seconds, 6),
-            "iterations": self.iterations,
-        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from}) | (
-            {} if self.race is None else {"race": self.race})
+        return (
+            {
+                "board": str(self.board),
+                "goal": str(self.goal),
+                "rows": self.board.shape.rows,
+                "cols": self.board.shape.cols,
+                "length": self.length,
+                "moves": self.moves,
+                "directions": self.directions,
+                "optimal": self.optimal,
+                "proof": self.proof,
+                "algorithm": self.algorithm,
+                "heuristic": self.heuristic,
+                "nodes_expanded": self.nodes_expanded,
+                "nodes_generated": self.nodes_generated,
+                "seconds": round(self.seconds, 6),
+                "iterations": self.iterations,
+            }
+            | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from})
+            | ({} if self.race is None else {"race": self.race})
+        )
 
 
 STOP_REASONS = {
@@ -75,23 +84,40 @@ class SearchStopped(RuntimeError):
     reason: "limit", "timeout", "interrupted" (SIGINT) or "terminated"
     (SIGTERM); lower_bound: no solution is shorter."""
 
-    def __init__(self, reason: str, algorithm: str, lower_bound: int, expanded: int, generated: int,
-                 seconds: float, iterations: list[dict], resumed_from: dict | None = None) -> None:
+    def __init__(
+        self,
+        reason: str,
+        algorithm: str,
+        lower_bound: int,
+        expanded: int,
+        generated: int,
+        seconds: float,
+        iterations: list[dict],
+        resumed_from: dict | None = None,
+    ) -> None:
         self.reason, self.algorithm, self.lower_bound = reason, algorithm, lower_bound
         self.resumed_from = resumed_from
         self.nodes_expanded, self.nodes_generated = expanded, generated
         self.seconds, self.iterations = seconds, iterations
         hint = ": raise --max-nodes" if reason == "limit" else ""
-        super().__init__(f"{algorithm} {STOP_REASONS.get(reason, reason)} after {expanded:,} nodes expanded "
-                         f"({generated:,} generated) and {seconds:.1f}s: no solution is shorter than {lower_bound} "
-                         f"moves{hint}")
+        super().__init__(
+            f"{algorithm} {STOP_REASONS.get(reason, reason)} after {expanded:,} nodes expanded "
+            f"({generated:,} generated) and {seconds:.1f}s: no solution is shorter than {lower_bound} "
+            f"moves{hint}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"optimal": False, "interrupted": True, "reason": self.reason, "lower_bound": self.lower_bound,
-                "algorithm": self.algorithm, "nodes_expanded": self.nodes_expanded,
-                "nodes_generated": self.nodes_generated, "seconds": round(self.seconds, 6),
-                "iterations": self.iterations} | ({} if self.resumed_from is None else
-                                                  {"resumed_from": self.resumed_from})
+        return {
+            "optimal": False,
+            "interrupted": True,
+            "reason": self.reason,
+            "lower_bound": self.lower_bound,
+            "algorithm": self.algorithm,
+            "nodes_expanded": self.nodes_expanded,
+            "nodes_generated": self.nodes_generated,
+            "seconds": round(self.seconds, 6),
+            "iterations": self.iterations,
+        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from})
 
 
 class ClusterError(RuntimeError):

@@ -5,8 +5,8 @@ import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
-from patterndb.files.catalog import build_exact_file, build_pattern_file, load_exact
 from patterndb.build.exact import UNREACHED
+from patterndb.files.catalog import build_exact_file, build_pattern_file, load_exact
 from patterndb.puzzle.patterns import parse_partition
 from patterndb.puzzle.ranking import unrank_many
 
@@ -58,8 +58,16 @@ def table_file(tmp_path):
 @pytest.fixture
 def run(data_dir):
     """Invoke a command in-process, its tables in the data_dir fixture's directory."""
+
     def _run(cmd, args, input=None):
-        return CliRunner().invoke(cmd, [*args, "--data-dir", str(data_dir)] if args[0] in ("solve", "distance", "build", "list") else args, input=input)
+        return CliRunner().invoke(
+            cmd,
+            [*args, "--data-dir", str(data_dir)]
+            if args[0] in ("solve", "distance", "build", "list")
+            else args,
+            input=input,
+        )
+
     return _run
 
 

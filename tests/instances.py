@@ -1,8 +1,13 @@
 """Korf's 100 15-puzzles (data/korf100.txt) as the tests read them, and the ones they name."""
+
 from pathlib import Path
 
 # Each line: the 16 cells (0 the blank), then the optimal length to the blank-first goal.
-KORF = [ln.split() for ln in open(Path(__file__).parent.parent / "data" / "korf100.txt") if not ln.startswith("#")]
+KORF = [
+    ln.split()
+    for ln in open(Path(__file__).parent.parent / "data" / "korf100.txt")
+    if not ln.startswith("#")
+]
 
 
 def korf(i: int) -> tuple[str, int]:

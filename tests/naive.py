@@ -3,6 +3,7 @@
 Nothing here imports the kernels it checks: states are tuples, searches are
 dict-based, ranks come from itertools' lexicographic order.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -84,6 +85,7 @@ def transpose(state: tuple, cols: int) -> tuple:
     """The state mirrored about the main diagonal of a square board whose goal holds tile t
     in cell t: the tile in cell (r, c) goes to (c, r) and is renamed the tile whose goal
     cell that is."""
+
     def t(cell):
         return cell % cols * cols + cell // cols
 
@@ -107,7 +109,9 @@ def replay(state: tuple, tiles: list[int], rows: int, cols: int) -> tuple:
     return tuple(s)
 
 
-def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int, per_blank: bool = False) -> dict:
+def pattern_table(
+    rows: int, cols: int, goal_cells: tuple, goal_blank: int, per_blank: bool = False
+) -> dict:
     """Korf-Felner pattern database by 0-1 BFS over (pattern tile cells, blank cell):
     moving a pattern tile costs 1, moving any other tile costs 0. Returns
     placement -> fewest pattern moves, minimised over blank cells; with per_blank,
@@ -122,7 +126,7 @@ def pattern_table(rows: int, cols: int, goal_cells: tuple, goal_blank: int, per_
         for c in neighbours(rows, cols, blank):
             if c in cells:
                 i = cells.index(c)
-                nxt = (cells[:i] + (blank,) + cells[i + 1:], c)
+                nxt = (cells[:i] + (blank,) + cells[i + 1 :], c)
                 cost = 1
             else:
                 nxt = (cells, c)
@@ -153,7 +157,7 @@ def blank_free_table(rows: int, cols: int, goal_cells: tuple) -> dict:
         for i, c in enumerate(cells):
             for b in neighbours(rows, cols, c):
                 if b not in cells:
-                    nxt = cells[:i] + (b,) + cells[i + 1:]
+                    nxt = cells[:i] + (b,) + cells[i + 1 :]
                     if nxt not in dist:
                         dist[nxt] = dist[cells] + 1
                         todo.append(nxt)
@@ -190,17 +194,25 @@ def allowed(path: tuple[int, ...], redundant: set | None) -> bool:
     return not any(path[i:] in redundant for i in range(len(path) - 1))
 
 
-def blank_paths(rows: int, cols: int, blank: int, depth: int, redundant: set | None = None) -> list[list[int]]:
+def blank_paths(
+    rows: int, cols: int, blank: int, depth: int, redundant: set | None = None
+) -> list[list[int]]:
     """Every path of the blank of `depth` moves without an immediate undo (or, given redundant,
     without a redundant sub-path), in depth-first order."""
     paths = [(blank,)]
     for _ in range(depth):
-        paths = [p + (c,) for p in paths for c in neighbours(rows, cols, p[-1]) if allowed(p + (c,), redundant)]
+        paths = [
+            p + (c,)
+            for p in paths
+            for c in neighbours(rows, cols, p[-1])
+            if allowed(p + (c,), redundant)
+        ]
     return [list(p) for p in paths]
 
 
-def idastar(state: tuple, goal: tuple, rows: int, cols: int, h,
-            redundant: set | None = None, tiebreak=None) -> tuple[int, list[tuple[int, int, int]]]:
+def idastar(
+    state: tuple, goal: tuple, rows: int, cols: int, h, redundant: set | None = None, tiebreak=None
+) -> tuple[int, list[tuple[int, int, int]]]:
     """Recursive IDA* (no immediate undo; given redundant, no path with a redundant
     sub-path): (solution length, [(bound, expanded, generated)] per iteration).
 
@@ -273,21 +285,29 @@ def line_conflicts(state: tuple, goal: tuple, rows: int, cols: int) -> int:
     total = 0
     for along_rows in (True, False):
         for line in range(rows if along_rows else cols):
-            cells = [line * cols + j for j in range(cols)] if along_rows else [i * cols + line for i in range(rows)]
+            cells = (
+                [line * cols + j for j in range(cols)]
+                if along_rows
+                else [i * cols + line for i in range(rows)]
+            )
             home = []
             for c in cells:
                 t = state[c]
                 g = goal.index(t) if t else -1
                 if t and (g // cols if along_rows else g % cols) == line:
                     home.append(g % cols if along_rows else g // cols)
-            in_order = max(k for k in range(len(home) + 1)
-                           if any(list(sub) == sorted(sub) for sub in combinations(home, k)))
+            in_order = max(
+                k
+                for k in range(len(home) + 1)
+                if any(list(sub) == sorted(sub) for sub in combinations(home, k))
+            )
             total += 2 * (len(home) - in_order)
     return total
 
 
-def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
-         below: int = 10**4, rank=None) -> tuple[list[int] | None, int]:
+def beam(
+    state: tuple, goal: tuple, rows: int, cols: int, h, width: int, below: int = 10**4, rank=None
+) -> tuple[list[int] | None, int]:
     """Beam search as solver.search.beam states it: (the solution's blank cells or None, states
     generated). Depth by depth, every kept state's children in the neighbours' order (never
     the move undoing the last one), the goal returned as soon as it is made; children with
@@ -328,7 +348,9 @@ def beam(state: tuple, goal: tuple, rows: int, cols: int, h, width: int,
     return None, generated
 
 
-def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[int, ...]) -> list[int]:
+def nibble_decode(
+    packed, entries: int, rows: int, cols: int, goal_cells: tuple[int, ...]
+) -> list[int]:
     """h of every entry of a 4-bit table, by the rule its attributes state: the group's
     Manhattan distance + 2 x the entry's nibble (low nibble first)."""
     n = rows * cols
@@ -336,7 +358,10 @@ def nibble_decode(packed, entries: int, rows: int, cols: int, goal_cells: tuple[
     for r, placement in enumerate(permutations(range(n), len(goal_cells))):  # rank order
         if r == entries:
             break
-        md = sum(abs(p // cols - g // cols) + abs(p % cols - g % cols) for p, g in zip(placement, goal_cells))
+        md = sum(
+            abs(p // cols - g // cols) + abs(p % cols - g % cols)
+            for p, g in zip(placement, goal_cells)
+        )
         out.append(md + 2 * ((int(packed[r // 2]) >> (4 * (r % 2))) & 15))
     return out
 
@@ -348,7 +373,8 @@ def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dic
     n = rows * cols
     fc, nb = layout["flag_code"], layout["region_bytes"]
     dense = layout["prefix_at"] < 0
-    codes_end = layout["regions_at"] if dense else layout["prefix_at"]  # (bytes; the rest is padding)
+    # (bytes; the rest is padding)
+    codes_end = layout["regions_at"] if dense else layout["prefix_at"]
     code = [(int(data[x // 2]) >> (4 * (x % 2))) & 15 for x in range(2 * codes_end)]
     flagged_before = [0]  # (the prefix is a shortcut to this count)
     for c in code:
@@ -364,7 +390,11 @@ def zero_aware_values(data, layout: dict, rows: int, cols: int, md, keys) -> dic
             out[cells, blank] = m + 2 * code[r]
             continue
         at = layout["regions_at"] + nb * (r if dense else flagged_before[r])
-        w = int.from_bytes(bytes(data[at:at + nb]), "little")
-        j = sum(1 for c in range(min(region(rows, cols, blank, set(range(n)) - set(used)))) if c not in used)
+        w = int.from_bytes(bytes(data[at : at + nb]), "little")
+        j = sum(
+            1
+            for c in range(min(region(rows, cols, blank, set(range(n)) - set(used))))
+            if c not in used
+        )
         out[cells, blank] = m + 2 * (code[r] - fc + ((w >> j) & 1))
     return out

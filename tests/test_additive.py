@@ -4,16 +4,18 @@ import pytest
 from patterndb import Frame, PatternError, Shape, make_goal
 from patterndb.build.additive import build_pattern
 from patterndb.files.catalog import build_pattern_file, load_pattern, pattern_path
+from patterndb.files.store import read_attrs
 from patterndb.puzzle.patterns import group_label, parse_partition
 from patterndb.puzzle.ranking import num_placements, rank_many
-from patterndb.files.store import read_attrs
 
 from . import naive
 
 
 def _check(rows, cols, cells, blank, table_cells=16):
     shape = Shape(rows, cols)
-    table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells)
+    table, _, _ = build_pattern(
+        shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells
+    )
     ref = naive.pattern_table(rows, cols, tuple(cells), blank)
     keys = np.array(list(ref))
     assert len(ref) == (table != 255).sum()  # nothing the reference cannot reach
@@ -23,13 +25,22 @@ def _check(rows, cols, cells, blank, table_cells=16):
 @pytest.mark.parametrize(
     "rows, cols, cells, blank",
     [
-        (3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (3, 3, (1,), 0),
-        (2, 4, (1, 2, 3), 0), (2, 4, (4, 5, 6, 7), 0), (2, 4, (6,), 7), (2, 3, (1, 2, 3, 4), 0),
-        (3, 4, (1, 2, 3, 4, 5), 0), (3, 4, (11, 10, 7), 0), (4, 3, (2, 5, 8, 11), 0),
+        (3, 3, (1, 2, 3, 4), 0),
+        (3, 3, (5, 6, 7, 8), 0),
+        (3, 3, (8, 3, 5), 4),
+        (3, 3, (1,), 0),
+        (2, 4, (1, 2, 3), 0),
+        (2, 4, (4, 5, 6, 7), 0),
+        (2, 4, (6,), 7),
+        (2, 3, (1, 2, 3, 4), 0),
+        (3, 4, (1, 2, 3, 4, 5), 0),
+        (3, 4, (11, 10, 7), 0),
+        (4, 3, (2, 5, 8, 11), 0),
         (2, 5, (9, 1, 5, 2), 3),
     ],
 )
-@pytest.mark.parametrize("table_cells", [16, 0])  # moves' regions from the table, or filled as on 5x5
+# moves' regions from the table, or filled as on 5x5
+@pytest.mark.parametrize("table_cells", [16, 0])
 def test_equals_reference(rows, cols, cells, blank, table_cells):
     _check(rows, cols, cells, blank, table_cells)
 
@@ -38,10 +49,15 @@ def test_5x5_two_tile_group_fills_regions():
     _check(5, 5, (12, 0), 6)
 
 
-@pytest.mark.parametrize("rows, cols, cells", [
-    (3, 3, (1, 2, 3, 4, 5, 6)), (2, 4, (2, 3, 4, 5, 6, 7)),
-    pytest.param(3, 4, (6, 7, 8, 9, 10, 11), marks=pytest.mark.slow),  # (665,280 placements: the reference takes 30 s)
-])
+@pytest.mark.parametrize(
+    "rows, cols, cells",
+    [
+        (3, 3, (1, 2, 3, 4, 5, 6)),
+        (2, 4, (2, 3, 4, 5, 6, 7)),
+        # (665,280 placements: the reference takes 30 s)
+        pytest.param(3, 4, (6, 7, 8, 9, 10, 11), marks=pytest.mark.slow),
+    ],
+)
 def test_six_tile_groups(rows, cols, cells):
     _check(rows, cols, cells, 0)
 
@@ -49,8 +65,8 @@ def test_six_tile_groups(rows, cols, cells):
 @pytest.mark.parametrize("goal", ["blank-first", "blank-last", "1 2 3 4 0 5 6 7 8"])
 def test_8puzzle_partitions_are_admissible(data_dir, goal, tmp_path):
     """The sum over a partition never exceeds the exact distance (all 181,440 states)."""
-    from patterndb.files.catalog import build_exact_file, load_exact
     from patterndb.build.exact import UNREACHED
+    from patterndb.files.catalog import build_exact_file, load_exact
     from patterndb.puzzle.ranking import unrank_many
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), goal))
@@ -83,10 +99,21 @@ def test_named_and_explicit_specs():
     assert group_label((1, 2, 3, 5, 7, 8)) == "1-3,5,7,8"
 
 
-@pytest.mark.parametrize("spec, msg", [
-    ("1-7/7-9", "two groups"), ("0-3", "not a named partition"), ("1-3,-1", "bad tile group"), ("1-16", "not a tile"), ("5-5-6", "no named partition"),
-    ("x", "bad tile group"), ("1,1", "twice"), ("", "empty"), ("1-15", "no room"), ("5-3", "bad range"),
-])
+@pytest.mark.parametrize(
+    "spec, msg",
+    [
+        ("1-7/7-9", "two groups"),
+        ("0-3", "not a named partition"),
+        ("1-3,-1", "bad tile group"),
+        ("1-16", "not a tile"),
+        ("5-5-6", "no named partition"),
+        ("x", "bad tile group"),
+        ("1,1", "twice"),
+        ("", "empty"),
+        ("1-15", "no room"),
+        ("5-3", "bad range"),
+    ],
+)
 def test_bad_specs(spec, msg):
     with pytest.raises(PatternError, match=msg):
         parse_partition(spec, Frame.for_goal(make_goal(Shape(4, 4), "blank-first")))
@@ -97,11 +124,21 @@ def test_file_attributes_and_reuse(tmp_path):
     tiles = (10, 11, 15)
     p = build_pattern_file(f, tiles, tmp_path)
     a = read_attrs(p)
-    assert a["kind"] == "pdb" and a["tiles"] == [10, 11, 15] and a["rows"] == 4 and "Korf-Felner" in a["cost_model"]
-    assert sum(a["histogram"]) == a["placements_reached"] == 16 * 15 * 14 and a["max"] == len(a["histogram"]) - 1 and a["mean"] > 0
+    assert (
+        a["kind"] == "pdb"
+        and a["tiles"] == [10, 11, 15]
+        and a["rows"] == 4
+        and "Korf-Felner" in a["cost_model"]
+    )
+    assert (
+        sum(a["histogram"]) == a["placements_reached"] == 16 * 15 * 14
+        and a["max"] == len(a["histogram"]) - 1
+        and a["mean"] > 0
+    )
     assert p == pattern_path(tmp_path, Frame.for_goal(make_goal(Shape(4, 4), "blank-last")), tiles)
     with pytest.raises(Exception, match="built for tiles"):
         import os
+
         other = pattern_path(tmp_path, f, (10, 11, 14))
         os.replace(p, other)
         load_pattern(f, (10, 11, 14), tmp_path)

@@ -2,6 +2,7 @@
 against plain BFS distances on boards small enough to enumerate: an answer within R is at most
 R times the distance, every lower bound claimed is at most the distance, every solution
 replays to the goal, and "optimal" is said only of the distance itself."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,8 +18,8 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board
-from solver.bounded.anytime import solve_bounded
 from solver.api import Control, Options, make_plan, prepare, run
+from solver.bounded.anytime import solve_bounded
 from solver.solution import SearchStopped
 
 from .instances import korf
@@ -29,13 +30,19 @@ SHAPES = [(2, 3), (2, 4), (3, 3)]
 
 @pytest.fixture(scope="module")
 def distances():
-    return {(r, c): bfs_distances(tuple(make_goal(Shape(r, c), "blank-last").tiles.tolist()), r, c) for r, c in SHAPES}
+    return {
+        (r, c): bfs_distances(tuple(make_goal(Shape(r, c), "blank-last").tiles.tolist()), r, c)
+        for r, c in SHAPES
+    }
 
 
 def boards(rows: int, cols: int, n: int, seed: int) -> list[str]:
     rng = np.random.default_rng(seed)
     shape = Shape(rows, cols)
-    return [" ".join(map(str, random_board(shape, make_goal(shape, "blank-last"), rng).tiles)) for _ in range(n)]
+    return [
+        " ".join(map(str, random_board(shape, make_goal(shape, "blank-last"), rng).tiles))
+        for _ in range(n)
+    ]
 
 
 def plan_for(board: str, rows: int, cols: int, heuristic: str = "manhattan"):
@@ -53,7 +60,9 @@ def test_an_answer_within_r_is_at_most_r_times_the_distance(distances, rows, col
         sol = result.solution
         assert sol.length <= within * d + 1e-9 and result.lower_bound <= d <= sol.length
         assert sol.length <= within * result.lower_bound + 1e-9  # (what it claims, it proves)
-        assert replay(tuple(b.tiles.tolist()), sol.moves, rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+        assert replay(tuple(b.tiles.tolist()), sol.moves, rows, cols) == tuple(
+            plan.frame.goal.tiles.tolist()
+        )
         assert sol.optimal == result.optimal and (not result.optimal or sol.length == d)
         assert result.reason in ("within", "optimal")
 
@@ -61,11 +70,17 @@ def test_an_answer_within_r_is_at_most_r_times_the_distance(distances, rows, col
 @pytest.mark.parametrize("rows,cols", SHAPES)
 def test_the_anytime_search_ends_at_the_optimum_and_never_claims_too_much(distances, rows, cols):
     for board in boards(rows, cols, 6, seed=rows + cols):
-        b, plan = plan_for(board, rows, cols, "misplaced")  # (a weak heuristic: the bounds meet late)
+        # (a weak heuristic: the bounds meet late)
+        b, plan = plan_for(board, rows, cols, "misplaced")
         d = distances[(rows, cols)][tuple(b.tiles.tolist())]
         seen = []
         result = solve_bounded(b, plan, None, on_update=seen.append)
-        assert result.optimal and result.solution.length == d and result.lower_bound == d and result.gap == 0
+        assert (
+            result.optimal
+            and result.solution.length == d
+            and result.lower_bound == d
+            and result.gap == 0
+        )
         lengths = [e["length"] for e in seen if e["length"] is not None]
         assert lengths == sorted(lengths, reverse=True)
         assert [e["lower_bound"] for e in seen] == sorted(e["lower_bound"] for e in seen)
@@ -73,7 +88,9 @@ def test_the_anytime_search_ends_at_the_optimum_and_never_claims_too_much(distan
             assert e["lower_bound"] <= d
             if "moves" in e:
                 assert len(e["moves"]) == e["length"] >= d
-                assert replay(tuple(b.tiles.tolist()), e["moves"], rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+                assert replay(tuple(b.tiles.tolist()), e["moves"], rows, cols) == tuple(
+                    plan.frame.goal.tiles.tolist()
+                )
 
 
 def test_a_stop_returns_the_best_so_far_with_its_bound(distances):
@@ -89,7 +106,10 @@ def test_a_stop_returns_the_best_so_far_with_its_bound(distances):
 
     result = solve_bounded(b, plan, None, control, stop_at_first_solution, weights=(3.0,))
     d = distances[(3, 3)][tuple(b.tiles.tolist())]
-    assert result.reason in ("interrupted", "optimal") and result.lower_bound <= d <= result.solution.length
+    assert (
+        result.reason in ("interrupted", "optimal")
+        and result.lower_bound <= d <= result.solution.length
+    )
 
 
 def test_within_r_must_be_at_least_one():
@@ -99,8 +119,12 @@ def test_within_r_must_be_at_least_one():
 
 
 def solve(*args: str):
-    return subprocess.run([sys.executable, "-m", "solver.cli", "solve", *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "solver.cli", "solve", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_command_prints_the_bound_and_the_gap():
@@ -112,31 +136,64 @@ def test_the_command_prints_the_bound_and_the_gap():
     assert 31 <= length <= 1.5 * bound and bound <= 31 and "gap:" in last
     j = solve("8672543_1", "--anytime", "-H", "manhattan", "--algorithm", "idastar", "--json")
     out = json.loads(j.stdout)
-    assert j.returncode == 0 and (out["length"], out["lower_bound"], out["gap"], out["optimal"]) == (31, 31, 0, True)
+    assert j.returncode == 0 and (
+        out["length"],
+        out["lower_bound"],
+        out["gap"],
+        out["optimal"],
+    ) == (31, 31, 0, True)
     assert out["updates"][-1]["lower_bound"] == 31
 
 
 def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
     for board in (korf(0)[0], korf(2)[0]):  # Korf's #1 and #3
-        common = [board, "--goal", "blank-first", "--pattern", "5-5-5", "--data-dir", str(pdb_dir), "--json", "-j", "1"]
-        plain, within = json.loads(solve(*common).stdout), json.loads(solve(*common, "--within", "1.0").stdout)
+        common = [
+            board,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--data-dir",
+            str(pdb_dir),
+            "--json",
+            "-j",
+            "1",
+        ]
+        plain, within = (
+            json.loads(solve(*common).stdout),
+            json.loads(solve(*common, "--within", "1.0").stdout),
+        )
         for key in ("length", "optimal", "nodes_expanded", "nodes_generated", "moves"):
             assert plain[key] == within[key]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["8672543_1", "--within", "0.5"], "0.5 is not in the range x>=1.0"),
-    (["8672543_1", "--within", "1.2", "--algorithm", "astar"], "--within and --anytime prove their bound with IDA*"),
-    (["8672543_1", "--anytime"], "this board would be solved by table: add --algorithm idastar"),
-    (["8672543_1", "--anytime", "--checkpoint", "x.ckpt"], "--within and --anytime are not for"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["8672543_1", "--within", "0.5"], "0.5 is not in the range x>=1.0"),
+        (
+            ["8672543_1", "--within", "1.2", "--algorithm", "astar"],
+            "--within and --anytime prove their bound with IDA*",
+        ),
+        (
+            ["8672543_1", "--anytime"],
+            "this board would be solved by table: add --algorithm idastar",
+        ),
+        (
+            ["8672543_1", "--anytime", "--checkpoint", "x.ckpt"],
+            "--within and --anytime are not for",
+        ),
+    ],
+)
 def test_what_the_bounded_search_does_not_take_is_one_line(args, message):
     r = solve(*args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
 @pytest.mark.parametrize("within", ["1.2", None])
-def test_a_batch_answers_each_board_within_its_bound_against_the_bfs_distance(distances, tmp_path, within):
+def test_a_batch_answers_each_board_within_its_bound_against_the_bfs_distance(
+    distances, tmp_path, within
+):
     """--file with --within R (or --anytime): a row a board, each lower bound at most the BFS
     distance and each length at most R times the bound (the optimum with --anytime); a known
     optimum the answer contradicts is a MISMATCH (exit 1); a line that is no board an error row."""
@@ -153,12 +210,24 @@ def test_a_batch_answers_each_board_within_its_bound_against_the_bfs_distance(di
     assert r.returncode == 0 and len(rows) == len(lines), r.stderr
     for row in rows:
         d = want[row["line"]]
-        assert row["lower_bound"] <= d <= row["length"] <= float(within or 1) * row["lower_bound"] + 1e-9
+        assert (
+            row["lower_bound"]
+            <= d
+            <= row["length"]
+            <= float(within or 1) * row["lower_bound"] + 1e-9
+        )
         assert row["ended"] in (("within", "optimal") if within else ("optimal",))
-    assert "boards answered within 20%" in r.stderr if within else "8 of 8 boards proven optimal" in r.stderr
-    f.write_text(f"{lines[0].rsplit(' ', 1)[0]} 0\nnot a board\n")  # (0: below every bound of a scrambled board)
+    assert (
+        "boards answered within 20%" in r.stderr
+        if within
+        else "8 of 8 boards proven optimal" in r.stderr
+    )
+    # (0: below every bound of a scrambled board)
+    f.write_text(f"{lines[0].rsplit(' ', 1)[0]} 0\nnot a board\n")
     r = solve("--file", str(f), *flags, "-a", "idastar", "-H", "manhattan")
-    assert r.returncode == 1 and "MISMATCH" in r.stdout and "1 not solvable boards" in r.stderr, r.stdout + r.stderr
+    assert r.returncode == 1 and "MISMATCH" in r.stdout and "1 not solvable boards" in r.stderr, (
+        r.stdout + r.stderr
+    )
 
 
 def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(tmp_path):
@@ -169,18 +238,34 @@ def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(
     f.write_text(f"{korf1}\n{korf1}\n")
     # (misplaced tiles: IDA*'s bound stays far below 57 for minutes; on Manhattan distance the anytime
     # search proves the optimum in about 4 s on 2 cores, as long as the wait below: a race it lost)
-    common = ["--file", str(f), "--goal", "blank-first", "-a", "idastar", "-H", "misplaced", "--json"]
+    common = [
+        "--file",
+        str(f),
+        "--goal",
+        "blank-first",
+        "-a",
+        "idastar",
+        "-H",
+        "misplaced",
+        "--json",
+    ]
     r = solve(*common, "--within", "1.001", "--timeout", "1")
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 4 and [row["ended"] for row in rows] == ["timeout", "timeout"], r.stderr
     assert all(row["lower_bound"] <= 57 <= row["length"] for row in rows)
-    p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", *common, "--anytime"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "solve", *common, "--anytime"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(4)
     p.send_signal(signal.SIGINT)
     out, errs = p.communicate(timeout=120)
     rows = [json.loads(x) for x in out.splitlines()]
-    assert p.returncode == 130 and rows[-1]["status"] == "not started" and rows[-1]["line"] == 2, errs
+    assert p.returncode == 130 and rows[-1]["status"] == "not started" and rows[-1]["line"] == 2, (
+        errs
+    )
     assert "interrupted: 1 boards not started" in errs and "Traceback" not in errs
 
 
@@ -208,7 +293,9 @@ def test_beam_search_offers_only_shorter_solutions_that_replay(distances, rows, 
         _beam(b, plan, bounds, 256, lambda: False)
         best = bounds.best
         assert d <= best.length <= greedy.length and (best is greedy or best.algorithm == "beam")
-        assert replay(tuple(b.tiles.tolist()), best.moves, rows, cols) == tuple(plan.frame.goal.tiles.tolist())
+        assert replay(tuple(b.tiles.tolist()), best.moves, rows, cols) == tuple(
+            plan.frame.goal.tiles.tolist()
+        )
         if best is not greedy:
             assert best.length < greedy.length and not best.optimal
             improved += 1
@@ -228,12 +315,15 @@ def test_a_first_beam_that_loses_its_way_is_cut_and_a_wider_one_finds_a_shorter_
     h0 = int(plan.heuristic(plan.frame.to_canonical(b)))
     free = _Bounds(None, 0.0)
     _beam(b, plan, free, 8, lambda: False)
-    assert free.best.length > FIRST_REACH * h0  # (the case is real: held to nothing, it goes that far)
+    # (the case is real: held to nothing, it goes that far)
+    assert free.best.length > FIRST_REACH * h0
     bounds = _Bounds(None, 0.0)
     bounds.lower = h0
     assert _first_solution(b, plan, bounds, (8, 32), lambda: False) == 16
     assert bounds.best.length < FIRST_REACH * h0 and bounds.best.length < free.best.length
-    assert replay(tuple(b.tiles.tolist()), bounds.best.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+    assert replay(tuple(b.tiles.tolist()), bounds.best.moves, 4, 4) == tuple(
+        plan.frame.goal.tiles.tolist()
+    )
 
 
 def test_first_beams_widen_to_the_second_width_then_one_goes_as_deep_as_it_must(monkeypatch):
@@ -286,7 +376,10 @@ def test_with_a_core_free_the_beam_held_to_nothing_runs_beside_the_wider_held_on
     events.clear()
     bounds = anytime._Bounds(None, 0.0)
     bounds.lower = 43
-    assert anytime._first_solution(b, plan, bounds, (8, 16), lambda: len(events) >= 5, beside=False) == 16
+    assert (
+        anytime._first_solution(b, plan, bounds, (8, 16), lambda: len(events) >= 5, beside=False)
+        == 16
+    )
     assert events[-2:] == [("start", 8, None), ("end", 8, None)]  # (only after the held ones)
 
 
@@ -328,9 +421,11 @@ def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(mon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(anytime, "_beam", beam)
-    monkeypatch.setattr(anytime, "_shorten", lambda *a, **k: None)  # (its windows would take the time)
+    # (its windows would take the time)
+    monkeypatch.setattr(anytime, "_shorten", lambda *a, **k: None)
     b, plan = plan_for(LOST_WAY, 4, 4)
-    plan = dataclasses.replace(plan, options=dataclasses.replace(plan.options, timeout=2.0))  # (optimal: 40 s)
+    # (optimal: 40 s)
+    plan = dataclasses.replace(plan, options=dataclasses.replace(plan.options, timeout=2.0))
     result = solve_bounded(b, plan, 1.0, weights=(), widths=(8, 32, 128))
     reach = int(anytime.FIRST_REACH * 43)
     assert calls[:2] == [(8, reach), (16, reach)] and [w for w, r in calls[2:4]] == [32, 128]
@@ -338,7 +433,8 @@ def test_the_bounded_search_goes_on_from_the_widths_past_the_first_solutions(mon
     first = next(u["length"] for u in result.updates if u["length"] is not None)
     assert first < reach and result.lower_bound <= result.solution.length <= first
     assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(
-        plan.frame.goal.tiles.tolist())
+        plan.frame.goal.tiles.tolist()
+    )
 
 
 def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tmp_path):
@@ -357,24 +453,33 @@ def test_a_race_adds_beams_on_its_rival_and_stays_within_its_bound(distances, tm
     improved = 0
     for board in boards(3, 3, 8, seed=5):
         b, frame = prepare(board, "blank-last")
-        plan = make_plan(frame, Options(algorithm="idastar", pattern=spec, data_dir=tmp_path, jobs=1))
+        plan = make_plan(
+            frame, Options(algorithm="idastar", pattern=spec, data_dir=tmp_path, jobs=1)
+        )
         assert plan.rival is not None
         assert [h for w, h in _beams(plan, WIDTHS[1:]) if h is not None] == [plan.rival] * sum(
-            w <= RIVAL_WIDTH for w in WIDTHS[1:])
+            w <= RIVAL_WIDTH for w in WIDTHS[1:]
+        )
         d = distances[(3, 3)][tuple(b.tiles.tolist())]
         bounds = _Bounds(None, 0.0)
-        greedy = run(b, dataclasses.replace(plan, algorithm="greedy", heuristic=plan.rival, rival=None))
+        greedy = run(
+            b, dataclasses.replace(plan, algorithm="greedy", heuristic=plan.rival, rival=None)
+        )
         bounds.offer(greedy)
         _beam(b, plan, bounds, 64, lambda: False, plan.rival)
         best = bounds.best
         assert d <= best.length <= greedy.length
-        assert replay(tuple(b.tiles.tolist()), best.moves, 3, 3) == tuple(plan.frame.goal.tiles.tolist())
+        assert replay(tuple(b.tiles.tolist()), best.moves, 3, 3) == tuple(
+            plan.frame.goal.tiles.tolist()
+        )
         if best is not greedy:
             assert best.algorithm == "beam" and best.proof.endswith(f"on {plan.rival.name}")
             improved += 1
         result = solve_bounded(b, plan, 1.1)
         assert result.lower_bound <= d <= result.solution.length <= 1.1 * result.lower_bound + 1e-9
-        assert replay(tuple(b.tiles.tolist()), result.solution.moves, 3, 3) == tuple(plan.frame.goal.tiles.tolist())
+        assert replay(tuple(b.tiles.tolist()), result.solution.moves, 3, 3) == tuple(
+            plan.frame.goal.tiles.tolist()
+        )
     assert improved > 0
 
 
@@ -382,16 +487,22 @@ def test_an_iteration_is_judged_unable_to_end_only_past_its_first_seconds_and_at
     from solver.bounded.handover import MIN_SECONDS, cannot_end
     from solver.ida.state import Iteration
 
-    its = [Iteration(40, 100_000, 0, 0.1, 1), Iteration(42, 1_000_000, 0, 1.0, 9)]  # next: 10 M at 1 M/s
+    its = [
+        Iteration(40, 100_000, 0, 0.1, 1),
+        Iteration(42, 1_000_000, 0, 1.0, 9),
+    ]  # next: 10 M at 1 M/s
     assert not cannot_end(its, 0, MIN_SECONDS / 2, 1.0)  # too young to judge
     assert not cannot_end([], 0, 60.0, 1.0)  # nothing to foresee it from
     assert cannot_end(its, 2_000_000, 2.0, 3.9)  # 8 s to go, more than twice the 3.9 s left
     assert not cannot_end(its, 2_000_000, 2.0, 4.1)
-    assert not cannot_end(its, 8_000_000, 2.0, 0.5)  # this iteration's own rate (4 M/s): 0.5 s to go
+    # this iteration's own rate (4 M/s): 0.5 s to go
+    assert not cannot_end(its, 8_000_000, 2.0, 0.5)
     assert cannot_end(its, 8_000_000, 2.0, 0.0)  # no time left
 
 
-def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(pdb_dir, monkeypatch):
+def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(
+    pdb_dir, monkeypatch
+):
     """Once IDA* is judged unable to end its iteration in time (here: at its first split
     iteration), it stops with what it has proven, the deep window searches join the beams, and
     the search still runs to the time-out (or until the bounds meet): a solution that replays,
@@ -412,7 +523,9 @@ def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(p
         return True
 
     b, frame = prepare("11 14 13 1 2 3 12 4 15 7 9 5 10 6 8 0", "blank-first")
-    plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir, jobs=1, timeout=3))
+    plan = make_plan(
+        frame, Options(algorithm="idastar", pattern="5-5-5", data_dir=pdb_dir, jobs=1, timeout=3)
+    )
     started = time.perf_counter()
     result = solve_bounded(b, plan, 1.0, Control(split_nodes=100), hand_over=at_once)
     seconds = time.perf_counter() - started
@@ -420,8 +533,13 @@ def test_ida_hands_its_cores_over_and_the_answer_stays_bounded_to_the_time_out(p
     assert result.lower_bound <= 66 <= result.solution.length
     assert result.optimal == (result.solution.length == result.lower_bound)
     # (it ends at the time-out, or sooner where the two bounds meet: never when IDA* stops)
-    assert result.reason == "optimal" or (result.reason == "timeout" and seconds >= 2.9), (result.reason, seconds)
-    assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+    assert result.reason == "optimal" or (result.reason == "timeout" and seconds >= 2.9), (
+        result.reason,
+        seconds,
+    )
+    assert replay(tuple(b.tiles.tolist()), result.solution.moves, 4, 4) == tuple(
+        plan.frame.goal.tiles.tolist()
+    )
 
 
 def test_ida_starts_only_once_the_first_beam_has_ended(distances, monkeypatch):
@@ -434,7 +552,9 @@ def test_ida_starts_only_once_the_first_beam_has_ended(distances, monkeypatch):
     real, alive = anytime._beam, []
 
     def beam(*args, **kwargs):
-        alive.append(any(t.name == "anytime lower bound" and t.is_alive() for t in threading.enumerate()))
+        alive.append(
+            any(t.name == "anytime lower bound" and t.is_alive() for t in threading.enumerate())
+        )
         return real(*args, **kwargs)
 
     monkeypatch.setattr(anytime, "_beam", beam)
@@ -459,7 +579,8 @@ def test_a_slow_first_beam_leaves_ida_the_time_left_not_the_whole_time_out(monke
         return real(*args, **kwargs)
 
     monkeypatch.setattr(anytime, "_beam", beam)
-    b, frame = prepare("11 14 13 1 2 3 12 4 15 7 9 5 10 6 8 0", "blank-first")  # 66 moves: long on Manhattan distance
+    # 66 moves: long on Manhattan distance
+    b, frame = prepare("11 14 13 1 2 3 12 4 15 7 9 5 10 6 8 0", "blank-first")
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", jobs=1, timeout=2))
     started = time.perf_counter()
     result = solve_bounded(b, plan, 1.0, weights=())
@@ -472,15 +593,23 @@ def test_a_time_out_that_comes_during_the_first_beams_ends_the_search_then():
     """The first beams run before IDA*, which keeps the time-out, has started: a time-out that
     comes while they run still ends the search at once, with no answer and the bound proven."""
     shape = Shape(7, 7)
-    board = " ".join(map(str, random_board(shape, make_goal(shape, "blank-first"), np.random.default_rng(7)).tiles))
+    board = " ".join(
+        map(
+            str,
+            random_board(shape, make_goal(shape, "blank-first"), np.random.default_rng(7)).tiles,
+        )
+    )
     b, frame = prepare(board, "blank-first", 7, 7)
     plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", jobs=1, timeout=1))
     near, _ = prepare(" ".join(map(str, [1, 0, *range(2, 49)])), "blank-first", 7, 7)
     run(near, plan)  # (IDA*'s kernels compiled first, and the beam's: one move from the goal)
     solve_bounded(near, plan, 1.2, widths=(1 << 16, 1 << 17))
     started = time.perf_counter()
-    with pytest.raises(SearchStopped) as stopped:  # (held, the first 2^16-wide beam alone: 74 s, 369 moves)
+    # (held, the first 2^16-wide beam alone: 74 s, 369 moves)
+    with pytest.raises(SearchStopped) as stopped:
         solve_bounded(b, plan, 1.2, widths=(1 << 16, 1 << 17))
     seconds = time.perf_counter() - started
-    assert stopped.value.reason == "timeout" and 1.0 <= stopped.value.seconds <= seconds < 1.8, seconds
+    assert stopped.value.reason == "timeout" and 1.0 <= stopped.value.seconds <= seconds < 1.8, (
+        seconds
+    )
     assert stopped.value.lower_bound >= int(plan.heuristic(frame.to_canonical(b)))

@@ -1,6 +1,7 @@
 """The ahead-of-time compiled kernels (solver/search/aot.py) and the deferred numba names
 (patterndb/jit.py): same answers and node counts as the JIT kernels, a cold solve that
 never imports numba, and every stale, foreign or broken extension ignored."""
+
 import json
 import os
 import shutil
@@ -24,7 +25,9 @@ from .instances import KORF_12, KORF_12_LENGTH, korf
 def aot_dir(tmp_path_factory):
     """A directory holding the extension of this checkout: the one scripts/setup.sh built when
     it is current, else one built now (about 15-60 s)."""
-    pytest.importorskip("numba.pycc", reason="this numba has no ahead-of-time compiler: solve uses its JIT")
+    pytest.importorskip(
+        "numba.pycc", reason="this numba has no ahead-of-time compiler: solve uses its JIT"
+    )
     aot.reset()
     aot.kernels()
     if aot.origin.startswith("aot"):
@@ -49,8 +52,12 @@ def use(monkeypatch):
 
 
 def _counts(sol):
-    return sol.length, sol.nodes_expanded, sol.nodes_generated, [
-        (it["bound"], it["expanded"], it["generated"]) for it in sol.iterations]
+    return (
+        sol.length,
+        sol.nodes_expanded,
+        sol.nodes_generated,
+        [(it["bound"], it["expanded"], it["generated"]) for it in sol.iterations],
+    )
 
 
 def test_compiled_kernels_are_used_and_give_the_jit_counts(aot_dir, use, pdb_dir):
@@ -76,14 +83,23 @@ def test_split_iterations_on_two_threads_give_the_serial_counts(aot_dir, use):
     use("off")
     serial = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=1)
     use(aot_dir)
-    split = solve(board, goal="blank-first", algorithm="idastar", heuristic="manhattan", jobs=2,
-                  control=Control(split_nodes=1))
+    split = solve(
+        board,
+        goal="blank-first",
+        algorithm="idastar",
+        heuristic="manhattan",
+        jobs=2,
+        control=Control(split_nodes=1),
+    )
     assert aot.origin.startswith("aot")
     assert split.length == serial.length == KORF_12_LENGTH
-    assert [it["subtrees"] > 1 for it in split.iterations][1:] == [True] * (len(split.iterations) - 1)
+    assert [it["subtrees"] > 1 for it in split.iterations][1:] == [True] * (
+        len(split.iterations) - 1
+    )
     # Every iteration but the last (which stops at the first solution any thread finds) is complete.
-    assert [(it["bound"], it["expanded"]) for it in split.iterations[:-1]] == \
-           [(it["bound"], it["expanded"]) for it in serial.iterations[:-1]]
+    assert [(it["bound"], it["expanded"]) for it in split.iterations[:-1]] == [
+        (it["bound"], it["expanded"]) for it in serial.iterations[:-1]
+    ]
 
 
 def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
@@ -91,7 +107,6 @@ def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
     k = aot.kernels()
     assert k.next_bound(7, 0) == 8 and k.next_bound.misses == 0
     from patterndb import Frame, Shape, make_goal
-
     from solver.heuristics import manhattan
 
     goal = Frame.for_goal(make_goal(Shape(4, 4), "blank-first")).canonical_goal
@@ -100,56 +115,104 @@ def test_a_call_with_other_argument_types_goes_to_the_jit_kernel(aot_dir, use):
     goal32 = goal.tiles.astype(np.int32)  # compiled for int64: must not be reinterpreted
     H = manhattan(goal).H
     assert tuple(k.root_bound(tiles, goal32, H)) == (1, 1) and k.root_bound.misses == 1
-    assert tuple(k.root_bound(tiles, goal32.astype(np.int64), H)) == (1, 1) and k.root_bound.misses == 1
+    assert (
+        tuple(k.root_bound(tiles, goal32.astype(np.int64), H)) == (1, 1)
+        and k.root_bound.misses == 1
+    )
 
 
-COLD = ("import sys\n"
-        "from solver.cli import main\n"
-        "try:\n"
-        "    main(sys.argv[1:])\n"
-        "except SystemExit as e:\n"
-        "    assert e.code in (0, None), e.code\n"
-        "assert 'numba' not in sys.modules, 'numba was imported'\n")
+COLD = (
+    "import sys\n"
+    "from solver.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit as e:\n"
+    "    assert e.code in (0, None), e.code\n"
+    "assert 'numba' not in sys.modules, 'numba was imported'\n"
+)
 
 
-@pytest.mark.parametrize("args, length", [
-    (["1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15", "--heuristic", "manhattan", "--prune", "2"], 3),  # IDA*
-    (["1 2 0 3 4 5", "--rows", "2", "--cols", "3"], 2),  # the walk down an exact table
-])
+@pytest.mark.parametrize(
+    "args, length",
+    [
+        # IDA*
+        (["1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15", "--heuristic", "manhattan", "--prune", "2"], 3),
+        (["1 2 0 3 4 5", "--rows", "2", "--cols", "3"], 2),  # the walk down an exact table
+    ],
+)
 def test_a_cold_solve_never_imports_numba(aot_dir, tmp_path, args, length):
     env = {**os.environ, "PATTERNDB_AOT": str(aot_dir), "PATTERNDB_DATA": str(tmp_path)}
     solve_args = ["solve", *args, "--goal", "blank-first", "--json"]
     if "--rows" in args:  # the table, built and checked once by earlier processes (those use numba)
-        subprocess.run([sys.executable, "-m", "patterndb.cli", "build", "--rows", "2", "--cols", "3", "--goal",
-                        "blank-first"], env=env, check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "patterndb.cli",
+                "build",
+                "--rows",
+                "2",
+                "--cols",
+                "3",
+                "--goal",
+                "blank-first",
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         table = next(tmp_path.glob("exact-*.h5"))
-        os.utime(table, (table.stat().st_mtime - 60,) * 2)  # old enough for its check to be remembered
-        subprocess.run([sys.executable, "-m", "solver.cli", *solve_args], env=env, check=True, capture_output=True)
-    out = subprocess.run([sys.executable, "-c", COLD, *solve_args], capture_output=True, text=True, env=env)
+        # old enough for its check to be remembered
+        os.utime(table, (table.stat().st_mtime - 60,) * 2)
+        subprocess.run(
+            [sys.executable, "-m", "solver.cli", *solve_args],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    out = subprocess.run(
+        [sys.executable, "-c", COLD, *solve_args], capture_output=True, text=True, env=env
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["length"] == length
 
 
 def test_solver_distance_cold_never_imports_numba(aot_dir, tmp_path):
     env = {**os.environ, "PATTERNDB_AOT": str(aot_dir), "PATTERNDB_DATA": str(tmp_path)}
-    subprocess.run([sys.executable, "-m", "patterndb.cli", "build", "--rows", "2", "--cols", "3"], env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "patterndb.cli", "build", "--rows", "2", "--cols", "3"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     table = next(tmp_path.glob("exact-*.h5"))
     os.utime(table, (table.stat().st_mtime - 60,) * 2)  # old enough for its check to be remembered
     distance = ["distance", "1 2 3 4 0 5", "--rows", "2"]
-    subprocess.run([sys.executable, "-m", "solver.cli", *distance], env=env, check=True, capture_output=True)
-    out = subprocess.run([sys.executable, "-c", COLD, *distance], capture_output=True, text=True, env=env)
+    subprocess.run(
+        [sys.executable, "-m", "solver.cli", *distance], env=env, check=True, capture_output=True
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", COLD, *distance], capture_output=True, text=True, env=env
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "1"
 
 
 def test_compile_check_says_which_kernels_solve_uses(aot_dir, tmp_path):
     env = {**os.environ, "PATTERNDB_AOT": str(aot_dir)}
-    check = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,
-                           text=True, env=env)
+    check = subprocess.run(
+        [sys.executable, "-m", "solver.cli", "compile", "--check"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert check.returncode == 0 and check.stdout.startswith("aot "), check.stdout + check.stderr
-    off = subprocess.run([sys.executable, "-m", "solver.cli", "compile", "--check"], capture_output=True,
-                         text=True, env={**env, "PATTERNDB_AOT": "off"})
+    off = subprocess.run(
+        [sys.executable, "-m", "solver.cli", "compile", "--check"],
+        capture_output=True,
+        text=True,
+        env={**env, "PATTERNDB_AOT": "off"},
+    )
     assert off.returncode == 3 and off.stdout.strip() == "jit"
 
 
@@ -169,15 +232,35 @@ def test_a_numba_without_pycc_is_one_line_and_solve_still_runs(tmp_path):
     """numba marks pycc as pending deprecation: where it is gone, compile says so in one line
     (exit 3, nothing written) and solve runs on the JIT kernels with the same answer."""
     env = {**os.environ, "PATTERNDB_AOT": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-c", NO_PYCC, "compile"], capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [sys.executable, "-c", NO_PYCC, "compile"], capture_output=True, text=True, env=env
+    )
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 3 and "Traceback" not in run.stderr, run.stderr
     assert lines[-1].startswith("error: cannot compile the kernels (ModuleNotFoundError)"), lines
     assert not list(tmp_path.glob(aot.PREFIX + "*"))
-    solved = subprocess.run([sys.executable, "-c", NO_PYCC, "solve", "1 2 3 4 5 6 7 8 0", "--goal", "blank-first",
-                             "--algorithm", "idastar", "--heuristic", "manhattan"], capture_output=True, text=True,
-                            env=env)
-    assert solved.returncode == 0 and "length: 22  optimal" in solved.stdout, solved.stdout + solved.stderr
+    solved = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            NO_PYCC,
+            "solve",
+            "1 2 3 4 5 6 7 8 0",
+            "--goal",
+            "blank-first",
+            "--algorithm",
+            "idastar",
+            "--heuristic",
+            "manhattan",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert solved.returncode == 0 and "length: 22  optimal" in solved.stdout, (
+        solved.stdout + solved.stderr
+    )
+
 
 def _copy_as(src_dir: Path, dst_dir: Path) -> tuple[Path, Path]:
     dst_dir.mkdir()
@@ -208,12 +291,15 @@ def test_stale_half_written_and_broken_extensions_are_ignored(aot_dir, use, tmp_
     assert aot.origin == "jit"
 
     use(aot_dir)
-    monkeypatch.setattr(aot, "key", lambda: "0123456789abcdef")  # the sources changed since the build
+    # the sources changed since the build
+    monkeypatch.setattr(aot, "key", lambda: "0123456789abcdef")
     aot.kernels()
     assert aot.origin == "jit"
 
 
-def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refused(aot_dir, use, tmp_path):
+def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refused(
+    aot_dir, use, tmp_path
+):
     """aot.open_extension (two builds can be compared side by side): the exports of one
     file, checked as the registry checks them; a truncated file is a ValueError, not a SIGBUS."""
     use("off")
@@ -233,19 +319,25 @@ def test_an_extension_opened_by_path_serves_the_search_and_a_damaged_one_is_refu
 
 
 def test_deferred_kernels_become_numba_dispatchers_everywhere():
-    code = ("import sys\n"
-            "import numpy as np\n"
-            "import solver.search.subtrees as st, solver.search.heuristic as hk, patterndb.puzzle.ranking as rk\n"
-            "assert 'numba' not in sys.modules\n"
-            "assert type(st.slide).__name__ == 'Deferred'\n"
-            "r = rk.rank(np.array([3, 0, 1], dtype=np.int64), 3, 4)\n"
-            "assert 'numba' in sys.modules\n"
-            "from numba.core.dispatcher import Dispatcher\n"
-            "for f in (st.slide, st.search_subtrees, hk.h_full, rk.rank, st.dfs_pdb):\n"
-            "    assert isinstance(f, Dispatcher), f\n"
-            "print(r)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PATTERNDB_AOT": "off"})
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "import solver.search.subtrees as st, solver.search.heuristic as hk, patterndb.puzzle.ranking as rk\n"
+        "assert 'numba' not in sys.modules\n"
+        "assert type(st.slide).__name__ == 'Deferred'\n"
+        "r = rk.rank(np.array([3, 0, 1], dtype=np.int64), 3, 4)\n"
+        "assert 'numba' in sys.modules\n"
+        "from numba.core.dispatcher import Dispatcher\n"
+        "for f in (st.slide, st.search_subtrees, hk.h_full, rk.rank, st.dfs_pdb):\n"
+        "    assert isinstance(f, Dispatcher), f\n"
+        "print(r)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATTERNDB_AOT": "off"},
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -253,14 +345,21 @@ def _jitcheck(tmp_path: Path) -> tuple[Path, dict]:
     """A throwaway package jitcheck beside a copy of patterndb (so that the checkout's own
     cache is left alone): caller.twice() calls callee.value(), each a cached kernel in its
     own module. (its directory, the environment to run it in)"""
-    shutil.copytree(Path(jit.__file__).parent, tmp_path / "patterndb", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(jit.__file__).parent,
+        tmp_path / "patterndb",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     pkg = tmp_path / "jitcheck"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "callee.py").write_text("from patterndb.jit import njit\n\n\n@njit(cache=True)\ndef value():\n"
-                                   "    return 1\n")
-    (pkg / "caller.py").write_text("from patterndb.jit import njit\n\nfrom .callee import value\n\n\n"
-                                   "@njit(cache=True)\ndef twice():\n    return 2 * value()\n")
+    (pkg / "callee.py").write_text(
+        "from patterndb.jit import njit\n\n\n@njit(cache=True)\ndef value():\n    return 1\n"
+    )
+    (pkg / "caller.py").write_text(
+        "from patterndb.jit import njit\n\nfrom .callee import value\n\n\n"
+        "@njit(cache=True)\ndef twice():\n    return 2 * value()\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(tmp_path)
     return pkg, env
@@ -274,8 +373,13 @@ def test_the_jit_cache_follows_an_edit_of_a_called_kernel(tmp_path):
     pkg, env = _jitcheck(tmp_path)
 
     def run() -> str:
-        out = subprocess.run([sys.executable, "-c", "from jitcheck.caller import twice; print(twice())"],
-                             capture_output=True, text=True, env=env, cwd=tmp_path)
+        out = subprocess.run(
+            [sys.executable, "-c", "from jitcheck.caller import twice; print(twice())"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
 
@@ -296,8 +400,13 @@ def test_the_jit_cache_follows_an_edit_when_numba_was_loaded_by_another_package_
     first = "from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
 
     def run() -> str:
-        out = subprocess.run([sys.executable, "-c", first + "from jitcheck.caller import twice; print(twice())"],
-                             capture_output=True, text=True, env=env, cwd=tmp_path)
+        out = subprocess.run(
+            [sys.executable, "-c", first + "from jitcheck.caller import twice; print(twice())"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
 
@@ -313,16 +422,24 @@ def test_a_kernel_of_patterndb_is_cached_in_one_place_whatever_else_the_process_
     `solver` command) and a `pdb` command find each other's compiled code. Cached under every
     loaded package's sources, they would be compiled once per kind of process."""
     _, env = _jitcheck(tmp_path)
-    show = ("from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
-            "print(popcount.stats.cache_hits and 'hit' or 'miss', popcount._cache.cache_path)")
+    show = (
+        "from patterndb.bits import popcount; import numpy as np; popcount(np.uint64(3)); "
+        "print(popcount.stats.cache_hits and 'hit' or 'miss', popcount._cache.cache_path)"
+    )
 
     def run(first: str) -> list[str]:
-        out = subprocess.run([sys.executable, "-c", first + show], capture_output=True, text=True,
-                             env=env, cwd=tmp_path)
+        out = subprocess.run(
+            [sys.executable, "-c", first + show],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert out.returncode == 0, out.stderr
         return out.stdout.split()
 
-    mixed = run("import jitcheck.caller; ")  # (its kernels made with patterndb's when numba is loaded)
+    # (its kernels made with patterndb's when numba is loaded)
+    mixed = run("import jitcheck.caller; ")
     alone = run("")
     assert mixed[0] == "miss" and alone == ["hit", mixed[1]]
     assert Path(mixed[1]).parent.name.startswith("numba-patterndb-")

@@ -1,6 +1,7 @@
 """Beam search (solver.search.beam) against plain BFS distances: a beam as wide as a depth of
 the 2x3 board's search holds finds the optimum, a narrow one a solution that replays, and the
 bound `below` keeps exactly the solutions shorter than it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,18 +23,33 @@ def distances():
     return bfs_distances(GOAL, 2, 3)
 
 
-def beam(board: tuple, width: int, below: int = 10**4, heuristic: str = "manhattan", stop: StopFlag | None = None):
+def beam(
+    board: tuple,
+    width: int,
+    below: int = 10**4,
+    heuristic: str = "manhattan",
+    stop: StopFlag | None = None,
+):
     b, frame = prepare(" ".join(map(str, board)), "blank-last", 2, 3)
     plan = make_plan(frame, Options(algorithm="idastar", heuristic=heuristic))
     canon = frame.to_canonical(b)
-    status, path, _ = beam_kernel(canon.tiles.astype(np.int8), frame.canonical_goal.tiles.astype(np.int8),
-                                  plan.heuristic.H, b.shape.neighbours, width, below, (stop or StopFlag()).flag)
+    status, path, _ = beam_kernel(
+        canon.tiles.astype(np.int8),
+        frame.canonical_goal.tiles.astype(np.int8),
+        plan.heuristic.H,
+        b.shape.neighbours,
+        width,
+        below,
+        (stop or StopFlag()).flag,
+    )
     return status, [int(c) for c in path], b, frame
 
 
 def walk(board: tuple, frame, path: list[int]) -> tuple:
     """The board a canonical blank path leads to (each step checked to be a move)."""
-    canon = list(frame.to_canonical(prepare(" ".join(map(str, board)), "blank-last", 2, 3)[0]).tiles)
+    canon = list(
+        frame.to_canonical(prepare(" ".join(map(str, board)), "blank-last", 2, 3)[0]).tiles
+    )
     nbrs = Shape(2, 3).neighbours
     assert canon[path[0]] == 0
     for a, c in zip(path, path[1:]):
@@ -97,7 +113,16 @@ def test_a_moves_step_entry_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
     moved tile's group and its mirror's (step_entry, read by entry_value): along random walks,
     the sums so kept equal h_full's."""
     from patterndb import scramble
-    from solver.search.heuristic import GROUP_OF, entry_value, h_full, has_zero_aware, is_incremental, lookup_arrays, scratch_size, step_entry
+    from solver.search.heuristic import (
+        GROUP_OF,
+        entry_value,
+        h_full,
+        has_zero_aware,
+        is_incremental,
+        lookup_arrays,
+        scratch_size,
+        step_entry,
+    )
 
     b, frame = prepare(" ".join(map(str, range(16))), "blank-first", 4, 4)
     data_dir = zero_dir if pattern.startswith("z") else pdb_dir
@@ -119,10 +144,37 @@ def test_a_moves_step_entry_matches_a_full_evaluation(pdb_dir, zero_dir, reflect
             for reflected, values in ((False, reg), (True, ref)):
                 if reflected and not reflect:
                     continue
-                md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
-                g, index, m, r = step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo,
-                                            cols, H[GROUP_OF], t, reflected, has_zero_aware(H))
-                values[g] = entry_value(table, packed, zinfo, cols, pos.size, g, index, m, r, has_zero_aware(H))
+                (
+                    md,
+                    group_tiles,
+                    group_k,
+                    offsets,
+                    refl_tile,
+                    refl_cell,
+                    table,
+                    packed,
+                    zinfo,
+                    cols,
+                ) = lookup_arrays(H)
+                g, index, m, r = step_entry(
+                    pos,
+                    md,
+                    group_tiles,
+                    group_k,
+                    offsets,
+                    refl_tile,
+                    refl_cell,
+                    packed,
+                    zinfo,
+                    cols,
+                    H[GROUP_OF],
+                    t,
+                    reflected,
+                    has_zero_aware(H),
+                )
+                values[g] = entry_value(
+                    table, packed, zinfo, cols, pos.size, g, index, m, r, has_zero_aware(H)
+                )
             want_reg, want_ref = np.zeros_like(reg), np.zeros_like(ref)
             h = h_full(board, pos, H, want_reg, want_ref)
             assert (reg == want_reg).all() and (not reflect or (ref == want_ref).all())
@@ -136,8 +188,15 @@ def test_a_beam_on_pattern_databases_finds_solutions_that_replay(pdb_dir):
     plan = make_plan(frame, Options(pattern="5-5-5", data_dir=pdb_dir))
     canon = frame.to_canonical(b)
     for width in (64, 1024):
-        status, path, _ = beam_kernel(canon.tiles.astype(np.int8), frame.canonical_goal.tiles.astype(np.int8),
-                                      plan.heuristic.H, b.shape.neighbours, width, 10 ** 4, StopFlag().flag)
+        status, path, _ = beam_kernel(
+            canon.tiles.astype(np.int8),
+            frame.canonical_goal.tiles.astype(np.int8),
+            plan.heuristic.H,
+            b.shape.neighbours,
+            width,
+            10**4,
+            StopFlag().flag,
+        )
         assert status == FOUND and len(path) - 1 >= 57
         tiles = canon.tiles.tolist()
         for a, c in zip(path, path[1:]):
@@ -146,8 +205,16 @@ def test_a_beam_on_pattern_databases_finds_solutions_that_replay(pdb_dir):
         assert tiles == frame.canonical_goal.tiles.tolist()
 
 
-@pytest.mark.parametrize("spec", ["manhattan", "4-4", "z4-4", "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8",
-                                  "0,1-4/0,5-8+0,1,3,5,7/0,2,4,6,8"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "manhattan",
+        "4-4",
+        "z4-4",
+        "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8",
+        "0,1-4/0,5-8+0,1,3,5,7/0,2,4,6,8",
+    ],
+)
 def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
     """The kernel's beam, on every way it finds a child's h (from scratch; one partition's
     moved group and its mirror's; a catalogue's moved group in each partition, plain and
@@ -157,8 +224,8 @@ def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
     from patterndb import random_board
     from patterndb.files.catalog import build_pattern_file
     from patterndb.puzzle.patterns import parse_catalog
-    from solver.search.heuristic import has_zero_aware
     from solver.search.beam import CATALOGUE, FULL, PARTITION, _mode
+    from solver.search.heuristic import has_zero_aware
 
     from . import naive
 
@@ -175,19 +242,33 @@ def test_a_beam_makes_the_choices_of_a_plain_one(tmp_path, spec):
     h = make_plan(frame, opts).heuristic
     assert _mode(h.H) == (FULL if spec == "manhattan" else CATALOGUE if "+" in spec else PARTITION)
     assert has_zero_aware(h.H) == spec.startswith(("z", "0"))
-    assert [naive.neighbours(3, 3, c) for c in range(9)] == [[c for c in row if c >= 0] for row in shape.neighbours]
+    assert [naive.neighbours(3, 3, c) for c in range(9)] == [
+        [c for c in row if c >= 0] for row in shape.neighbours
+    ]
     gt = tuple(goal.tiles.tolist())
     rng = np.random.default_rng(11)
     for _ in range(6):
         b = random_board(shape, goal, rng)
         for width in (1, 4, 32):
-            status, path, generated = beam_kernel(b.tiles.astype(np.int8), goal.tiles.astype(np.int8), h.H,
-                                                  shape.neighbours, width, 10**4, StopFlag().flag)
-            want, want_generated = naive.beam(tuple(b.tiles.tolist()), gt, 3, 3,
-                                              lambda s: h(type(b)(shape, np.array(s))), width,
-                                              rank=lambda s, hs: 2 * hs + naive.line_conflicts(s, gt, 3, 3))
+            status, path, generated = beam_kernel(
+                b.tiles.astype(np.int8),
+                goal.tiles.astype(np.int8),
+                h.H,
+                shape.neighbours,
+                width,
+                10**4,
+                StopFlag().flag,
+            )
+            want, want_generated = naive.beam(
+                tuple(b.tiles.tolist()),
+                gt,
+                3,
+                3,
+                lambda s: h(type(b)(shape, np.array(s))),
+                width,
+                rank=lambda s, hs: 2 * hs + naive.line_conflicts(s, gt, 3, 3),
+            )
             assert (status == FOUND) == (want is not None)
             assert generated == want_generated
             if want is not None:
                 assert [int(c) for c in path] == want
-

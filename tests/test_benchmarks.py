@@ -1,4 +1,5 @@
 """Slow checks on the big tables (run by `scripts/test.sh -m slow`, not by CI)."""
+
 import subprocess
 import sys
 
@@ -18,6 +19,10 @@ def test_korf100_with_7_8_and_reflection():
     for tiles in parse_partition("7-8", frame):
         if not pattern_path(d, frame, tiles).exists():
             build_pattern_file(frame, tiles, d)
-    r = subprocess.run([sys.executable, "scripts/bench_korf100.py", "--pattern", "7-8"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "scripts/bench_korf100.py", "--pattern", "7-8"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "total: 100 boards" in r.stdout

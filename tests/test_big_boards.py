@@ -1,6 +1,7 @@
 """6x6 and 7x7 boards: their named partitions admissible against exact distances of
 scrambles, the optimal search and the bounded one answer on them, and the commands
 take their size."""
+
 import contextlib
 import json
 import time
@@ -56,7 +57,9 @@ def test_fast_partition_admissible_on_scrambles(big_tables, side, moves, seed):
 
 def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
     """A random 48-puzzle: a solution within seconds, that replays, under a proven bound."""
-    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    board = api.as_board(
+        CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout
+    )
     _, frame = api.prepare(board, "blank-last")
     plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=7))
     result = solve_bounded(board, plan, within=1.05)
@@ -70,38 +73,56 @@ def test_bounded_search_on_7x7_replays_and_bounds(big_tables):
 def test_a_bounded_6x6_answer_is_shortened_window_by_window_and_replays(big_tables):
     """A random 35-puzzle: the beam's answer wanders, and its windows searched again give a
     shorter one (solver.bounded.shorten), which replays and stays above the proven bound."""
-    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "2"]).stdout)
+    board = api.as_board(
+        CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "2"]).stdout
+    )
     _, frame = api.prepare(board, "blank-last")
     warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=1))
-    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 5 s below)
+    # (the kernels compiled or loaded: not in the 5 s below)
+    with contextlib.suppress(SearchStopped):
         solve_bounded(board, warm, within=1.05, weights=(), widths=(1024,))
     # (the windows shorten this answer from 240 to 228 moves, three times within about 1 s on 2
     # cores, idle; the rest is waiting. Seed 5's beam, ranked by 2h + line conflicts, gives an
     # answer whose windows are already as short as they can make them)
     plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=5))
-    result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024,))  # (one beam: then its windows)
+    # (one beam: then its windows)
+    result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024,))
     sol = result.solution
     lengths = [u["length"] for u in result.updates if u["length"] is not None]
-    assert sol.algorithm == "window" and lengths == sorted(lengths, reverse=True) and lengths[0] > sol.length
-    assert sol.boards()[-1] == make_goal(board.shape, "blank-last") and result.lower_bound < sol.length
+    assert (
+        sol.algorithm == "window"
+        and lengths == sorted(lengths, reverse=True)
+        and lengths[0] > sol.length
+    )
+    assert (
+        sol.boards()[-1] == make_goal(board.shape, "blank-last") and result.lower_bound < sol.length
+    )
 
 
 def test_a_7x7_beam_foreseen_not_to_end_in_time_waits_for_the_windows(big_tables):
     """A beam of width 4,194,304 after one of 2,048 would take two thousand times as long: the
     answer's windows are searched again first (solver.bounded.shorten), and their shorter answer, which
     replays and stays above the proven bound, is the one the time-out leaves."""
-    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    board = api.as_board(
+        CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout
+    )
     goal = make_goal(board.shape, "blank-last")
     _, frame = api.prepare(board, "blank-last")
     warm = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=1))
-    with contextlib.suppress(SearchStopped):  # (the kernels compiled or loaded: not in the 8 s below)
+    # (the kernels compiled or loaded: not in the 8 s below)
+    with contextlib.suppress(SearchStopped):
         solve_bounded(board, warm, within=1.05, weights=(), widths=(1024,))
-    api.solve(scramble(goal, 20, np.random.default_rng(1)), heuristic="linear-conflict", jobs=1)  # (the windows')
+    # (the windows')
+    api.solve(scramble(goal, 20, np.random.default_rng(1)), heuristic="linear-conflict", jobs=1)
     plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=8))
     result = solve_bounded(board, plan, within=1.05, weights=(), widths=(1024, 2048, 1 << 22))
     sol = result.solution
     lengths = [u["length"] for u in result.updates if u["length"] is not None]
-    assert sol.algorithm == "window" and lengths == sorted(lengths, reverse=True) and lengths[0] > sol.length
+    assert (
+        sol.algorithm == "window"
+        and lengths == sorted(lengths, reverse=True)
+        and lengths[0] > sol.length
+    )
     assert sol.boards()[-1] == goal and result.lower_bound < sol.length
 
 
@@ -112,7 +133,9 @@ def test_no_weighted_astar_on_7x7(big_tables, monkeypatch):
 
     called = []
     monkeypatch.setattr(anytime, "_weighted", lambda *a: called.append(a[3]) or False)
-    board = api.as_board(CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout)
+    board = api.as_board(
+        CliRunner().invoke(solver, ["random", "--size", "7", "--seed", "6"]).stdout
+    )
     _, frame = api.prepare(board, "blank-last")
     plan = api.make_plan(frame, Options(pattern="fast", data_dir=big_tables, timeout=3))
     solve_bounded(board, plan, within=1.05, weights=(3.0,), widths=(1024,))
@@ -127,7 +150,8 @@ def test_a_beam_is_foreseen_by_the_last_ones_time_on_7x7_only():
     assert not _ends_in_time(seven, (1024, 1.0), 4096, now + 3.5)  # (4 s foreseen)
     assert _ends_in_time(seven, (1024, 1.0), 4096, now + 60)
     assert _ends_in_time(seven, (1024, 1.0), 4096, None)  # (no time-out)
-    assert _ends_in_time(six, (1024, 1.0), 4096, now + 3.5)  # (6x6 searches its windows after each beam)
+    # (6x6 searches its windows after each beam)
+    assert _ends_in_time(six, (1024, 1.0), 4096, now + 3.5)
 
 
 def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
@@ -143,6 +167,18 @@ def test_cli_random_scramble_show_and_solve_7x7(big_tables, tmp_path):
 
 
 def test_zero_aware_groups_refused_on_boards_over_26_cells():
-    r = CliRunner().invoke(solver, ["solve", "--size", "6", "--pattern", "zfast",
-                                    CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "1"]).stdout.strip()])
-    assert r.exit_code == 2 and "zero-aware tables (the blank, 0, in a group) are for boards of at most 26" in r.stderr
+    r = CliRunner().invoke(
+        solver,
+        [
+            "solve",
+            "--size",
+            "6",
+            "--pattern",
+            "zfast",
+            CliRunner().invoke(solver, ["random", "--size", "6", "--seed", "1"]).stdout.strip(),
+        ],
+    )
+    assert (
+        r.exit_code == 2
+        and "zero-aware tables (the blank, 0, in a group) are for boards of at most 26" in r.stderr
+    )

@@ -5,8 +5,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from patterndb import Shape
-from patterndb.build.additive import Cells, _geometry, _neighbour_masks, _region_after_move, box_bridges, box_rings
 from patterndb.bits import fetch_add, flood
+from patterndb.build.additive import (
+    Cells,
+    _geometry,
+    _neighbour_masks,
+    _region_after_move,
+    box_bridges,
+    box_rings,
+)
 from patterndb.jit import njit
 
 from . import naive
@@ -45,19 +52,29 @@ def test_region_after_a_move_is_the_flood_of_the_new_free_cells(shape, data):
     blank = data.draw(st.sampled_from(sorted(free)))
     geo = _geometry(n, cols)
     nbrs = Shape(rows, cols).neighbours
-    cells = Cells(nbrs, _neighbour_masks(nbrs), geo, np.zeros(1, dtype=np.uint16), box_rings(n, cols), box_bridges(cols))
+    cells = Cells(
+        nbrs,
+        _neighbour_masks(nbrs),
+        geo,
+        np.zeros(1, dtype=np.uint16),
+        box_rings(n, cols),
+        box_bridges(cols),
+    )
     mask = sum(1 << c for c in free)
     region = int(flood(blank, np.uint64(mask), geo))
     for b in (x for x in range(n) if region >> x & 1):
         for c in (int(x) for x in nbrs[b] if x >= 0 and x not in free):
             free2 = (mask | 1 << c) & ~(1 << b)
             got = int(_region_after_move(c, b, np.uint64(region), np.uint64(free2), cells))
-            assert got == sum(1 << x for x in naive.region(rows, cols, c, {x for x in range(n) if free2 >> x & 1}))
+            assert got == sum(
+                1 << x for x in naive.region(rows, cols, c, {x for x in range(n) if free2 >> x & 1})
+            )
 
 
 def test_fetch_add_loses_no_update_between_threads():
     """The node meter's counter: two threads adding at once must sum exactly (a plain
     read-add-write loses updates when they interleave)."""
+
     @njit(nogil=True)
     def add_many(counter, n):
         old = 0

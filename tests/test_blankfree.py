@@ -1,6 +1,7 @@
 """Tables whose blank may be anywhere (6x6 and 7x7 groups with more than 32 other cells):
 equal to a plain BFS of their abstraction, never above the region-aware table, and what
 a 7x7 build writes."""
+
 import numpy as np
 import pytest
 
@@ -8,16 +9,24 @@ from patterndb import Frame, Shape, make_goal
 from patterndb.build.additive import build_pattern, regions_fit
 from patterndb.build.blankfree import build_blank_free
 from patterndb.files.catalog import build_pattern_file, load_pattern
-from patterndb.puzzle.ranking import num_placements, rank_many
 from patterndb.files.store import read_attrs
+from patterndb.puzzle.ranking import num_placements, rank_many
 
 from . import naive
 
 
-@pytest.mark.parametrize("rows, cols, cells", [
-    (3, 3, (1, 2, 3)), (3, 3, (8,)), (2, 4, (4, 5, 6, 7)), (3, 4, (11, 10, 7)), (4, 4, (0, 5, 10)),
-    (6, 6, (0, 1)), (7, 7, (48, 0)),
-])
+@pytest.mark.parametrize(
+    "rows, cols, cells",
+    [
+        (3, 3, (1, 2, 3)),
+        (3, 3, (8,)),
+        (2, 4, (4, 5, 6, 7)),
+        (3, 4, (11, 10, 7)),
+        (4, 4, (0, 5, 10)),
+        (6, 6, (0, 1)),
+        (7, 7, (48, 0)),
+    ],
+)
 def test_equals_plain_bfs_of_the_abstraction(rows, cols, cells):
     shape = Shape(rows, cols)
     table, _, levels = build_blank_free(shape.neighbours, np.array(cells))
@@ -28,8 +37,10 @@ def test_equals_plain_bfs_of_the_abstraction(rows, cols, cells):
     assert levels == max(ref.values())
 
 
-@pytest.mark.parametrize("rows, cols, cells, blank", [(3, 3, (1, 2, 3, 4), 0), (4, 4, (1, 2, 5, 6), 0),
-                                                      (4, 4, (12, 13, 14), 15)])
+@pytest.mark.parametrize(
+    "rows, cols, cells, blank",
+    [(3, 3, (1, 2, 3, 4), 0), (4, 4, (1, 2, 5, 6), 0), (4, 4, (12, 13, 14), 15)],
+)
 def test_never_above_the_region_aware_table(rows, cols, cells, blank):
     shape = Shape(rows, cols)
     free = build_blank_free(shape.neighbours, np.array(cells))[0]
@@ -43,8 +54,13 @@ def test_7x7_group_builds_blank_free_and_loads(tmp_path):
     assert not regions_fit(49, 3)
     path = build_pattern_file(frame, tiles, tmp_path)
     attrs = read_attrs(path)
-    assert attrs["placements_reached"] == num_placements(49, 3) and "blank taken to be anywhere" in attrs["values"]
+    assert (
+        attrs["placements_reached"] == num_placements(49, 3)
+        and "blank taken to be anywhere" in attrs["values"]
+    )
     table = load_pattern(frame, tiles, tmp_path)
-    ref = naive.blank_free_table(7, 7, tuple(int(c) for c in frame.canonical_goal.positions()[list(tiles)]))
+    ref = naive.blank_free_table(
+        7, 7, tuple(int(c) for c in frame.canonical_goal.positions()[list(tiles)])
+    )
     keys = np.array(list(ref))
     assert (np.asarray(table)[rank_many(keys, 49)] == np.array(list(ref.values()))).all()

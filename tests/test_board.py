@@ -5,7 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from patterndb import Board, BoardError, Shape, is_solvable, make_goal, parse_board, random_board, scramble
+from patterndb import (
+    Board,
+    BoardError,
+    Shape,
+    is_solvable,
+    make_goal,
+    parse_board,
+    random_board,
+    scramble,
+)
 
 from . import naive
 

@@ -6,6 +6,7 @@ Screenshots of the main views are kept in tests/screenshots (or $PATTERNDB_SCREE
 
 Chromium is a system package (scripts/setup.sh installs it where it can): without it these
 tests fail, saying so, unless PATTERNDB_NO_BROWSER=1 asks to skip them."""
+
 from __future__ import annotations
 
 import os
@@ -19,25 +20,40 @@ import pytest
 
 from .instances import KORF_1
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 SHOTS = Path(os.environ.get("PATTERNDB_SCREENSHOTS") or Path(__file__).parent / "screenshots")
 
 
 def chromium() -> str:
-    found = os.environ.get("PATTERNDB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    found = (
+        os.environ.get("PATTERNDB_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
     if found is None:
         if os.environ.get("PATTERNDB_NO_BROWSER") == "1":
             pytest.skip("PATTERNDB_NO_BROWSER=1: the page's browser tests are skipped")
-        pytest.fail("Chromium is not installed: apt-get install chromium (scripts/setup.sh does as root), "
-                    "or set PATTERNDB_NO_BROWSER=1 to skip the page's browser tests")
+        pytest.fail(
+            "Chromium is not installed: apt-get install chromium (scripts/setup.sh does as root), "
+            "or set PATTERNDB_NO_BROWSER=1 to skip the page's browser tests"
+        )
     return found
 
 
 @pytest.fixture(scope="module")
 def browser():
     path = chromium()
-    from playwright.sync_api import sync_playwright  # (the browser extra: scripts/setup.sh installs it)
+    # (the browser extra: scripts/setup.sh installs it)
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
@@ -72,13 +88,18 @@ def set_board(pg, text: str, goal: str = "blank-last") -> None:
 
 
 def cli_message(*args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "solver.cli", "solve", *args], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "solver.cli", "solve", *args], capture_output=True, text=True
+    )
     return out.stderr.strip().splitlines()[-1].removeprefix("error: ")
 
 
 def test_the_page_loads_fast_and_from_this_server_only(page, web_server):
-    took = page.evaluate("() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; }")
-    assert 0 < took < 1000, took  # (200 ms is the aim on an idle machine: the test leaves room for a busy one)
+    took = page.evaluate(
+        "() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; }"
+    )
+    # (200 ms is the aim on an idle machine: the test leaves room for a busy one)
+    assert 0 < took < 1000, took
     assert all(url.startswith((web_server.url, "data:")) for url in page.requests), page.requests
     assert page.get_attribute("#board", "data-tiles")
     shot(page, "start")
@@ -97,7 +118,10 @@ def test_a_typed_board_is_solved_and_played_to_the_goal(page):
     assert page.get_attribute("#board", "data-solved") == "true"
     assert page.text_content("#step") == "move 31 of 31"
     page.click("#back")
-    assert page.get_attribute("#board", "data-solved") == "false" and page.text_content("#step") == "move 30 of 31"
+    assert (
+        page.get_attribute("#board", "data-solved") == "false"
+        and page.text_content("#step") == "move 30 of 31"
+    )
     page.click("#first")
     assert page.get_attribute("#board", "data-tiles") == "8 6 7 2 5 4 3 0 1"
     page.click("#moves-list li:nth-child(10)")
@@ -141,7 +165,9 @@ def test_the_stop_button_ends_a_long_search_with_its_lower_bound(page):
     page.select_option("#algorithm", "idastar")
     page.select_option("#heuristic", "misplaced")
     page.click("#solve")
-    page.wait_for_function("document.querySelector('#status').textContent.includes('generated')", timeout=20000)
+    page.wait_for_function(
+        "document.querySelector('#status').textContent.includes('generated')", timeout=20000
+    )
     shot(page, "searching")
     asked = time.monotonic()
     page.click("#stop")
@@ -159,7 +185,9 @@ def test_a_bad_board_shows_the_command_lines_message(page):
     for args in (["1 2 3 4 5 6 7 8 8"], ["1 2 3 4 5 6 8 7 _"], ["1 2 3 4 5"]):
         expected = cli_message(*args)
         set_board(page, args[0])
-        page.wait_for_function("m => document.querySelector('#message').textContent === m", arg=expected)
+        page.wait_for_function(
+            "m => document.querySelector('#message').textContent === m", arg=expected
+        )
     shot(page, "bad-board")
 
 
@@ -182,7 +210,10 @@ def test_an_answer_within_10_percent_shows_its_bound_and_gap(page):
     page.select_option("#answer", "1.1")
     page.click("#solve")
     page.wait_for_selector("#result[data-gap]", timeout=60000)
-    length, bound = int(page.get_attribute("#result", "data-length")), int(page.get_attribute("#result", "data-bound"))
+    length, bound = (
+        int(page.get_attribute("#result", "data-length")),
+        int(page.get_attribute("#result", "data-bound")),
+    )
     assert bound <= 57 <= length <= 1.1 * bound
     assert f"no solution is shorter than {bound}" in page.text_content("#result")
     shot(page, "within")

@@ -1,4 +1,5 @@
 """Catalogues: the maximum over several additive partitions."""
+
 import numpy as np
 import pytest
 
@@ -7,8 +8,8 @@ from patterndb.files.catalog import build_pattern_file
 from patterndb.puzzle.patterns import catalog_groups, is_named, parse_catalog, parse_partition
 from solver import solve
 from solver.api import Options, make_plan, prepare
-from solver.search.heuristic import h_many
 from solver.ida import Driver, StopFlag, ThreadBackend
+from solver.search.heuristic import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
@@ -21,7 +22,10 @@ CAT3 = "1-4/5-8+1,3,5,7/2,4,6,8+1,2,4,5/3,6/7,8"
 def test_spec_parsing():
     f = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     parts = parse_catalog("5-5-5+1-5/6-10/11-15", f)
-    assert parts == (parse_partition("5-5-5", f), ((1, 2, 3, 4, 5), (6, 7, 8, 9, 10), (11, 12, 13, 14, 15)))
+    assert parts == (
+        parse_partition("5-5-5", f),
+        ((1, 2, 3, 4, 5), (6, 7, 8, 9, 10), (11, 12, 13, 14, 15)),
+    )
     assert len(catalog_groups(parts)) == 6
     assert catalog_groups((parts[0], parts[0][:1])) == parts[0]  # a shared table once
     with pytest.raises(PatternError, match="twice"):
@@ -33,15 +37,25 @@ def test_named_catalogues_and_the_pinwheel():
     pin = parse_partition("pinwheel", f5)
     assert sorted(t for g in pin for t in g) == list(range(1, 25))
     assert all(len(g) == 6 for g in pin)
-    assert parse_catalog("max2", f5) == (parse_partition("z6-6-6-6", f5), parse_partition("zpinwheel", f5))
+    assert parse_catalog("max2", f5) == (
+        parse_partition("z6-6-6-6", f5),
+        parse_partition("zpinwheel", f5),
+    )
     blocks = parse_partition("blocks", f5)
-    assert sorted(t for g in blocks for t in g) == list(range(1, 25)) and all(len(g) == 6 for g in blocks)
+    assert sorted(t for g in blocks for t in g) == list(range(1, 25)) and all(
+        len(g) == 6 for g in blocks
+    )
     assert parse_catalog("max3", f5) == (parse_partition("zblocks", f5), *parse_catalog("max2", f5))
-    assert is_named("max3", f5) and not is_named("max3", Frame.for_goal(make_goal(Shape(4, 4), "blank-first")))
+    assert is_named("max3", f5) and not is_named(
+        "max3", Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
+    )
     assert is_named("max2", f5) and is_named("z6-6-6-6+zpinwheel", f5) and is_named("best", f5)
     assert not is_named("6-6-6-6+1-6/7-12/13-18/19-24", f5)
     # a catalogue's name among '+' parts stands for its partitions ("cr14+A/B/C/D")
-    assert parse_catalog("max2+zblocks", f5) == (*parse_catalog("max2", f5), parse_partition("zblocks", f5))
+    assert parse_catalog("max2+zblocks", f5) == (
+        *parse_catalog("max2", f5),
+        parse_partition("zblocks", f5),
+    )
     assert is_named("max2+zblocks", f5) and not is_named("max2+1-6/7-12/13-18/19-24", f5)
     with pytest.raises(PatternError, match="appears twice"):
         parse_catalog("max3+zblocks", f5)
@@ -63,12 +77,20 @@ def test_the_published_catalogues():
         f5 = Frame.for_goal(make_goal(Shape(5, 5), goal))
         assert parse_partition("zblocks", f5) in parts and is_named("cr14", f5)
     assert (0, 1, 5, 6, 10, 11, 12) in parts[0] and (0, 2, 3, 4, 7, 8, 9) in parts[0]
-    assert parts[13] == ((0, 1, 2, 5, 6, 10, 15), (0, 3, 4, 7, 8, 9, 14), (0, 11, 16, 17, 20, 21, 22),
-                         (0, 12, 13, 18, 19, 23, 24))
+    assert parts[13] == (
+        (0, 1, 2, 5, 6, 10, 15),
+        (0, 3, 4, 7, 8, 9, 14),
+        (0, 11, 16, 17, 20, 21, 22),
+        (0, 12, 13, 18, 19, 23, 24),
+    )
     small = parse_catalog("cr7", f5)  # small-t.cat: 7 of them (with their transposes: our mirror)
     assert len(small) == 7 and set(small) < set(parts) and len(catalog_groups(small)) == 14
-    assert small[6] == ((0, 1, 5, 6, 10, 15, 20), (0, 2, 3, 4, 7, 8, 9), (0, 11, 12, 13, 16, 17, 18),
-                        (0, 14, 19, 21, 22, 23, 24))
+    assert small[6] == (
+        (0, 1, 5, 6, 10, 15, 20),
+        (0, 2, 3, 4, 7, 8, 9),
+        (0, 11, 12, 13, 16, 17, 18),
+        (0, 14, 19, 21, 22, 23, 24),
+    )
 
 
 def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_path):
@@ -80,13 +102,16 @@ def test_catalogue_is_the_max_of_its_partitions_and_admissible(data_dir, tmp_pat
             build_pattern_file(frame, g, tmp_path)
     _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
     h = make_plan(fr, Options(algorithm="idastar", pattern=CAT3, data_dir=tmp_path)).heuristic
-    singles = [make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=tmp_path)).heuristic
-               for p in CAT3.split("+")]
+    singles = [
+        make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=tmp_path)).heuristic
+        for p in CAT3.split("+")
+    ]
     got = h_many(boards, h.H)
     want = np.max([h_many(boards, s.H) for s in singles], axis=0)
     assert np.array_equal(got, want)
     assert (got <= exact).all() and (got > want.min()).any()
-    assert (np.array([h_many(boards, s.H) for s in singles]) < got).any()  # no one partition is the max everywhere
+    # no one partition is the max everywhere
+    assert (np.array([h_many(boards, s.H) for s in singles]) < got).any()
 
 
 def test_kernel_counts_equal_a_plain_search_with_the_same_heuristic(data_dir, tmp_path, rng):
@@ -101,8 +126,9 @@ def test_kernel_counts_equal_a_plain_search_with_the_same_heuristic(data_dir, tm
         b = random_board(Shape(3, 3), goal, rng)
         p, plan = problem(str(b), pattern=CAT3, data_dir=tmp_path, prune=2)
         h = plan.heuristic
-        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3,
-                                    lambda s: h(type(b)(b.shape, np.array(s))))
+        length, its = naive.idastar(
+            tuple(b.tiles.tolist()), gt, 3, 3, lambda s: h(type(b)(b.shape, np.array(s)))
+        )
         for split in (0, 10**12):
             out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
             assert len(out.path) - 1 == length
@@ -135,7 +161,18 @@ def test_bench_korf24_says_a_bad_pattern_in_one_line(tmp_path):
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "scripts/bench_korf24.py", "28", "--pattern", "cr14+1,2,x",
-                        "--data-dir", str(tmp_path)], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench_korf24.py",
+            "28",
+            "--pattern",
+            "cr14+1,2,x",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert r.stderr.startswith("error: bad tile group item 'x'")

@@ -1,5 +1,6 @@
 """Checkpoints are checked before they are believed: damage, forgery the search can see through,
 wrong shapes, unwritable places. Each case is a real file and a real search."""
+
 import json
 import shutil
 
@@ -8,8 +9,8 @@ from click.testing import CliRunner
 
 from solver import solve
 from solver.api import Control
-from solver.ida.checkpoint import CheckpointError, digest
 from solver.cli.commands import main as solver_cli
+from solver.ida.checkpoint import CheckpointError, digest
 from solver.solution import SearchStopped
 
 from .instances import korf
@@ -25,7 +26,12 @@ def checkpoints(pdb_dir, tmp_path_factory):
     whole = solve(BOARD, **kw, control=Control(split_nodes=0))
     mid = d / "mid.json"
     with pytest.raises(SearchStopped):
-        solve(BOARD, **kw, max_nodes=whole.nodes_expanded // 2, control=Control(split_nodes=0, checkpoint=mid))
+        solve(
+            BOARD,
+            **kw,
+            max_nodes=whole.nodes_expanded // 2,
+            control=Control(split_nodes=0, checkpoint=mid),
+        )
     solved = d / "solved.json"
     solve(BOARD, **kw, checkpoint=solved)
     return kw, whole, json.loads(mid.read_text()), json.loads(solved.read_text())
@@ -89,12 +95,20 @@ def test_an_honest_checkpoint_resumes_and_says_so(checkpoints, tmp_path):
     sol = solve(BOARD, **kw, control=Control(split_nodes=0, checkpoint=path, log=logged.append))
     assert sol.length == LENGTH and sol.nodes_expanded == whole.nodes_expanded
     s = mid["state"]
-    assert sol.resumed_from == {"path": str(path), "bound": s["bound"], "iterations": len(s["iterations"]),
-                                "subtrees_done": s["subtrees_done"], "subtrees": s["subtrees"], "solved": False,
-                                "pieces_done": 0}
+    assert sol.resumed_from == {
+        "path": str(path),
+        "bound": s["bound"],
+        "iterations": len(s["iterations"]),
+        "subtrees_done": s["subtrees_done"],
+        "subtrees": s["subtrees"],
+        "solved": False,
+        "pieces_done": 0,
+    }
     assert sol.to_dict()["resumed_from"]["bound"] == s["bound"]
-    assert logged == [f"resuming from checkpoint {path}: bound {s['bound']}, {s['subtrees_done']:,} of "
-                      f"{s['subtrees']:,} subtrees done ({len(s['iterations'])} iterations finished)"]
+    assert logged == [
+        f"resuming from checkpoint {path}: bound {s['bound']}, {s['subtrees_done']:,} of "
+        f"{s['subtrees']:,} subtrees done ({len(s['iterations'])} iterations finished)"
+    ]
     again = solve(BOARD, **kw, checkpoint=path)
     assert again.length == LENGTH and again.resumed_from["solved"] is True
 
@@ -127,22 +141,52 @@ def test_valid_json_of_the_wrong_shape_is_one_line_not_a_traceback(checkpoints, 
         del data[how.split()[1]]
     elif isinstance(how, str):
         _, key, value = how.split(" ", 2)
-        (data if key in ("solution",) else data["state"] if key != "state" else data)[key] = eval(value)
+        (data if key in ("solution",) else data["state"] if key != "state" else data)[key] = eval(
+            value
+        )
     else:
         data = how
     path = write(tmp_path / "c.json", data)
     with pytest.raises(CheckpointError, match=f"checkpoint {path}"):
         resume(kw, path)
-    r = CliRunner().invoke(solver_cli, ["solve", BOARD, "--goal", "blank-first", "--pattern", "5-5-5",
-                                        "--data-dir", str(kw["data_dir"]), "--checkpoint", str(path), "-q"])
+    r = CliRunner().invoke(
+        solver_cli,
+        [
+            "solve",
+            BOARD,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--data-dir",
+            str(kw["data_dir"]),
+            "--checkpoint",
+            str(path),
+            "-q",
+        ],
+    )
     assert r.exit_code == 2, r.output
     assert "Traceback" not in r.output and r.output.count("\n") <= 2, r.output
 
 
 def test_a_checkpoint_in_a_missing_directory_is_refused_before_the_search(pdb_dir, tmp_path):
     path = tmp_path / "gone" / "c.json"
-    r = CliRunner().invoke(solver_cli, ["solve", BOARD, "--goal", "blank-first", "--pattern", "5-5-5",
-                                        "--data-dir", str(pdb_dir), "--checkpoint", str(path), "--json"])
+    r = CliRunner().invoke(
+        solver_cli,
+        [
+            "solve",
+            BOARD,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--data-dir",
+            str(pdb_dir),
+            "--checkpoint",
+            str(path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 2 and f"cannot write checkpoint {path}: directory" in r.stderr
     assert json.loads(r.stdout)["exit_status"] == 2  # (with --json, the error is an object too)
 
@@ -164,11 +208,24 @@ def test_a_failing_save_warns_once_and_the_search_goes_on(pdb_dir, tmp_path):
         def iteration_finished(self, state, it):
             shutil.rmtree(d, ignore_errors=True)
 
-    sol = solve(BOARD, goal="blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1,
-                control=Control(split_nodes=0, checkpoint=d / "c.json", checkpoint_every=0, log=logged.append,
-                                listener=RemoveDirAfterFirstIteration()))
+    sol = solve(
+        BOARD,
+        goal="blank-first",
+        pattern="5-5-5",
+        data_dir=pdb_dir,
+        jobs=1,
+        control=Control(
+            split_nodes=0,
+            checkpoint=d / "c.json",
+            checkpoint_every=0,
+            log=logged.append,
+            listener=RemoveDirAfterFirstIteration(),
+        ),
+    )
     assert sol.length == LENGTH and sol.optimal
-    assert len(logged) == 1 and logged[0].startswith(f"warning: cannot save checkpoint {d / 'c.json'}")
+    assert len(logged) == 1 and logged[0].startswith(
+        f"warning: cannot save checkpoint {d / 'c.json'}"
+    )
 
 
 def test_kept_pieces_are_checked_like_the_rest(checkpoints, tmp_path):
@@ -182,18 +239,28 @@ def test_kept_pieces_are_checked_like_the_rest(checkpoints, tmp_path):
 
     kw, whole, mid, _ = checkpoints
     s = mid["state"]
-    done = np.unpackbits(np.frombuffer(base64.b64decode(s["done"]), np.uint8))[: s["subtrees"]].astype(bool)
+    done = np.unpackbits(np.frombuffer(base64.b64decode(s["done"]), np.uint8))[
+        : s["subtrees"]
+    ].astype(bool)
     todo, finished = int(np.flatnonzero(~done)[0]), int(np.flatnonzero(done)[0])
     flags = lambda *bits: base64.b64encode(np.packbits(np.array(bits, bool)).tobytes()).decode()
-    entry = {"pieces": 3, "digest": "0123456789abcdef", "done": flags(1, 0, 1), "expanded": 1000,
-             "generated": 2500, "next_f": s["bound"] + 2}
-    cases = [({str(finished): entry}, "inconsistent.*subtree .* which is done"),
-             ({str(s["subtrees"]): entry}, "inconsistent.*not in this iteration"),
-             ({str(todo): {**entry, "done": flags(1, 1, 1)}}, r"damaged.*3 of 3 pieces done"),
-             ({str(todo): {**entry, "pieces": 9}}, r"damaged.*8 bits for 9 pieces"),
-             ({str(todo): {**entry, "next_f": s["bound"]}}, "inconsistent.*at most the bound"),
-             ({str(todo): {**entry, "digest": "no"}}, "damaged.*digest is 'no'"),
-             ({"x": entry}, "damaged.*not a subtree's pieces")]
+    entry = {
+        "pieces": 3,
+        "digest": "0123456789abcdef",
+        "done": flags(1, 0, 1),
+        "expanded": 1000,
+        "generated": 2500,
+        "next_f": s["bound"] + 2,
+    }
+    cases = [
+        ({str(finished): entry}, "inconsistent.*subtree .* which is done"),
+        ({str(s["subtrees"]): entry}, "inconsistent.*not in this iteration"),
+        ({str(todo): {**entry, "done": flags(1, 1, 1)}}, r"damaged.*3 of 3 pieces done"),
+        ({str(todo): {**entry, "pieces": 9}}, r"damaged.*8 bits for 9 pieces"),
+        ({str(todo): {**entry, "next_f": s["bound"]}}, "inconsistent.*at most the bound"),
+        ({str(todo): {**entry, "digest": "no"}}, "damaged.*digest is 'no'"),
+        ({"x": entry}, "damaged.*not a subtree's pieces"),
+    ]
     for partial, message in cases:
         forged = json.loads(json.dumps(mid))
         forged["state"]["partial"] = partial

@@ -1,4 +1,5 @@
 """The `solver` and `pdb` commands: their output, exit status and one-line errors, board by board."""
+
 import json
 import os
 
@@ -15,13 +16,24 @@ def test_solve_json(run):
     r = run(solver, ["solve", "8672543_1", "--json"])
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
-    for k in ("length", "moves", "optimal", "nodes_expanded", "nodes_generated", "seconds", "algorithm", "heuristic"):
+    for k in (
+        "length",
+        "moves",
+        "optimal",
+        "nodes_expanded",
+        "nodes_generated",
+        "seconds",
+        "algorithm",
+        "heuristic",
+    ):
         assert k in d
     assert d["length"] == 31 and d["optimal"] is True and len(d["moves"]) == 31
 
 
 def test_solve_text_and_boards(run):
-    r = run(solver, ["solve", "1 2 3\n4 5 6\n7 _ 8", "--show-boards", "-a", "astar", "-H", "manhattan"])
+    r = run(
+        solver, ["solve", "1 2 3\n4 5 6\n7 _ 8", "--show-boards", "-a", "astar", "-H", "manhattan"]
+    )
     assert r.exit_code == 0
     assert "length: 1  optimal (A* with admissible manhattan)" in r.stdout
     assert "tiles:  8" in r.stdout and "blank:  R" in r.stdout
@@ -34,10 +46,13 @@ def test_distance_prints_only_the_number(run):
 
 @pytest.mark.parametrize(
     "board, message",
-    [("12345687_", "not solvable"), ("1234567_", "square"), ("11345678_", "appears 2 times"), ("12#45678_", "unexpected character")],
+    [
+        ("12345687_", "not solvable"),
+        ("1234567_", "square"),
+        ("11345678_", "appears 2 times"),
+        ("12#45678_", "unexpected character"),
+    ],
 )
-
-
 def test_bad_board_one_line_exit_2(run, board, message):
     r = run(solver, ["solve", board])
     assert r.exit_code == 2
@@ -62,7 +77,9 @@ def test_scramble_and_random_are_seeded():
 
 
 def test_pdb_build_list_info_verify(tmp_path):
-    r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "3", "--data-dir", str(tmp_path), "-q"])
+    r = CliRunner().invoke(
+        pdb, ["build", "--rows", "2", "--cols", "3", "--data-dir", str(tmp_path), "-q"]
+    )
     assert r.exit_code == 0, r.output
     path = r.stdout.strip()
     assert "exact-2x3-b0.h5" in path
@@ -73,6 +90,7 @@ def test_pdb_build_list_info_verify(tmp_path):
     r = CliRunner().invoke(pdb, ["verify", path])
     assert r.exit_code == 0 and r.stdout.startswith("OK")
     import h5py
+
     with h5py.File(path, "r+") as f:
         f["table"][3] ^= 7
     r = CliRunner().invoke(pdb, ["verify", path])
@@ -80,7 +98,14 @@ def test_pdb_build_list_info_verify(tmp_path):
 
 
 def test_help_everywhere():
-    for cmd, sub in ((pdb, []), (pdb, ["build"]), (pdb, ["list"]), (solver, []), (solver, ["solve"]), (solver, ["distance"])):
+    for cmd, sub in (
+        (pdb, []),
+        (pdb, ["build"]),
+        (pdb, ["list"]),
+        (solver, []),
+        (solver, ["solve"]),
+        (solver, ["distance"]),
+    ):
         r = CliRunner().invoke(cmd, [*sub, "--help"])
         assert r.exit_code == 0 and "Usage" in r.stdout
 
@@ -100,15 +125,21 @@ def test_pdb_build_pattern_and_reuse(tmp_path):
     r = CliRunner().invoke(pdb, args)
     assert r.exit_code == 0, r.output
     assert len(r.stdout.split()) == 2 and "built" in r.stderr
-    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-4/5,6/7,8", "--data-dir", str(tmp_path), "-q"])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", "1-4/5,6/7,8", "--data-dir", str(tmp_path), "-q"]
+    )
     # Default goal blank-last: user tiles t are canonical 9 - t, so 1-4 is the cached 5-8.
     assert r.exit_code == 0 and len(r.stdout.split()) == 3
     assert "pdb-3x3-b0-5-8.h5" in r.stdout.split()[0]
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
     assert "tiles 5-8" in r.stdout and "tiles 1,2" in r.stdout and "tiles 3,4" in r.stdout
     for bad in ("1-4/4-8", "0", "0,0,1", "9", "5-5-5"):
-        r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", bad, "--data-dir", str(tmp_path)])
-        assert r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+        r = CliRunner().invoke(
+            pdb, ["build", "--size", "3", "--pattern", bad, "--data-dir", str(tmp_path)]
+        )
+        assert (
+            r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
+        )
 
 
 def test_missing_pattern_is_an_error_naming_the_command(run):
@@ -116,16 +147,18 @@ def test_missing_pattern_is_an_error_naming_the_command(run):
     assert r.exit_code == 3 and "pdb build --size 4 --pattern 7-8" in r.stderr
 
 
-@pytest.mark.parametrize("board", ["1 2 3 4 5 6 7 8 \u00b2", "1 2 3 4 5 6 7 8 ab", "[1, 2, 3, 4, 5, 6, 7, 8, x]"])
+@pytest.mark.parametrize(
+    "board", ["1 2 3 4 5 6 7 8 \u00b2", "1 2 3 4 5 6 7 8 ab", "[1, 2, 3, 4, 5, 6, 7, 8, x]"]
+)
 def test_odd_characters_are_one_line_errors(run, board):
     r = run(solver, ["solve", board])
     assert r.exit_code == 2 and r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1
 
 
-@pytest.mark.parametrize("board", ["[1, 2, 3, 4, 5, 6, 7, 0, 8]", "(1 2 3 4 5 6 7 0 8)",
-                                   "1 2 3 4 5 6 7 8 9 A B C D E _ F"])
-
-
+@pytest.mark.parametrize(
+    "board",
+    ["[1, 2, 3, 4, 5, 6, 7, 0, 8]", "(1 2 3 4 5 6 7 0 8)", "1 2 3 4 5 6 7 8 9 A B C D E _ F"],
+)
 def test_lists_and_spaced_letters_are_boards(run, board):
     r = run(solver, ["solve", board, "-H", "manhattan", "--json"])
     assert r.exit_code == 0, r.output
@@ -133,7 +166,9 @@ def test_lists_and_spaced_letters_are_boards(run, board):
 
 
 def test_out_of_range_numbers_are_usage_errors(run):
-    assert run(solver, ["solve", "12345678_", "--max-nodes", "99999999999999999999999"]).exit_code == 2
+    assert (
+        run(solver, ["solve", "12345678_", "--max-nodes", "99999999999999999999999"]).exit_code == 2
+    )
     assert run(solver, ["scramble", "--size", "3", "--seed", "-1"]).exit_code == 2
     assert run(solver, ["--version"]).exit_code == 0 and run(pdb, ["--version"]).exit_code == 0
 
@@ -154,9 +189,13 @@ def test_build_refuses_unwritable_or_full_places_before_starting(tmp_path, monke
     monkeypatch.delenv("PATTERNDB_DATA")
     import shutil
 
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(
+        shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000)
+    )
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path / "full")])
-    assert r.exit_code == 3 and "MiB free" in r.stderr and not list((tmp_path / "full").glob("*.h5"))
+    assert (
+        r.exit_code == 3 and "MiB free" in r.stderr and not list((tmp_path / "full").glob("*.h5"))
+    )
 
 
 def test_build_rebuilds_a_damaged_cached_table(tmp_path):
@@ -174,13 +213,32 @@ def test_build_rebuilds_a_damaged_cached_table(tmp_path):
 
 def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
     """Boards up to 7 on a side, of any shape; with a board, --rows or --cols alone is enough."""
-    b = CliRunner().invoke(solver, ["scramble", "--rows", "2", "--cols", "6", "--moves", "40", "--seed", "3"]).stdout.strip()
-    r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "6", "--pattern", "1-5/6-11", "-q",
-                                 "--data-dir", str(tmp_path)])
+    b = (
+        CliRunner()
+        .invoke(solver, ["scramble", "--rows", "2", "--cols", "6", "--moves", "40", "--seed", "3"])
+        .stdout.strip()
+    )
+    r = CliRunner().invoke(
+        pdb,
+        [
+            "build",
+            "--rows",
+            "2",
+            "--cols",
+            "6",
+            "--pattern",
+            "1-5/6-11",
+            "-q",
+            "--data-dir",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     lengths = []
     for args in (["--pattern", "1-5/6-11"], ["-H", "linear-conflict"]):
-        r = CliRunner().invoke(solver, ["solve", b, "--rows", "2", "--json", "--data-dir", str(tmp_path), *args])
+        r = CliRunner().invoke(
+            solver, ["solve", b, "--rows", "2", "--json", "--data-dir", str(tmp_path), *args]
+        )
         assert r.exit_code == 0, r.output
         lengths.append(json.loads(r.stdout)["length"])
     assert lengths[0] == lengths[1] == 28
@@ -194,21 +252,29 @@ def test_2x6_and_4x6_boards_and_one_side_given(tmp_path):
 
 def test_distance_on_a_big_board_says_exact_tables_stop_at_12_cells(run):
     r = run(solver, ["distance", KORF_1, "--goal", "blank-first"])
-    assert r.exit_code == 3 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
+    assert (
+        r.exit_code == 3 and "up to 12 cells" in r.stderr and "pdb build --rows 4" not in r.stderr
+    )
 
 
 @pytest.mark.parametrize("spec", ["7-8", "7-7"])
 def test_a_lone_range_that_is_not_a_name_is_refused(tmp_path, spec):
     """On 3x3, '7-8' silently built one 2-tile group and '7-7' a file named for tile 9."""
-    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", spec, "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", spec, "--data-dir", str(tmp_path)]
+    )
     assert r.exit_code == 2 and "not a named partition for 3x3" in r.stderr and "commas" in r.stderr
     assert not list(tmp_path.glob("*.h5"))
 
 
 def test_explicit_groups_are_said_to_be_tile_groups(tmp_path):
-    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-4/5-8", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", "1-4/5-8", "--data-dir", str(tmp_path)]
+    )
     assert r.exit_code == 0 and "as tile groups 1-4 / 5-8" in r.stderr
-    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]
+    )
     assert r.exit_code == 0 and "tile groups" not in r.stderr
 
 
@@ -217,13 +283,21 @@ def test_json_says_the_board_shape_and_where_the_time_went(run):
     d = json.loads(r.stdout)
     assert (d["rows"], d["cols"]) == (4, 4) and d["load_seconds"] >= 0
     assert d["kernels"] in ("aot", "jit") and d["kernel_seconds"] >= 0
-    assert d["process_seconds"] is None or d["process_seconds"] >= d["seconds"] + d["kernel_seconds"]
+    assert (
+        d["process_seconds"] is None or d["process_seconds"] >= d["seconds"] + d["kernel_seconds"]
+    )
 
-    batch = run(solver, ["solve", "--file", "-", "-H", "manhattan", "--json"], input="8672543_1 31\n1 2 3 4 5 6 7 _ 8\n")
+    batch = run(
+        solver,
+        ["solve", "--file", "-", "-H", "manhattan", "--json"],
+        input="8672543_1 31\n1 2 3 4 5 6 7 _ 8\n",
+    )
     rows = [json.loads(x) for x in batch.stdout.splitlines()]
     assert [r["length"] for r in rows] == [31, 1]
     for r in rows:  # a batch row says what a single solve's does
-        assert r["kernels"] in ("aot", "jit") and r["kernel_seconds"] >= 0 and r["load_seconds"] >= 0
+        assert (
+            r["kernels"] in ("aot", "jit") and r["kernel_seconds"] >= 0 and r["load_seconds"] >= 0
+        )
         assert r["process_seconds"] is None or r["process_seconds"] > 0
 
 
@@ -236,7 +310,12 @@ def test_list_shows_leftovers_and_clean_removes_only_dead_ones(tmp_path):
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
     assert f"tables in {tmp_path}" in r.stderr and "exact-3x3" in r.stdout
     assert "killed build" in r.stdout and "being written" in r.stdout
-    rows = [json.loads(x) for x in CliRunner().invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path)]).stdout.splitlines()]
+    rows = [
+        json.loads(x)
+        for x in CliRunner()
+        .invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path)])
+        .stdout.splitlines()
+    ]
     assert rows[0]["kind"] == "exact" and [x["writer_running"] for x in rows[1:]] == [False, True]
     r = CliRunner().invoke(pdb, ["clean", "--data-dir", str(tmp_path)])
     assert r.exit_code == 0 and not dead.exists() and alive.exists()
@@ -247,12 +326,33 @@ def test_list_shows_leftovers_and_clean_removes_only_dead_ones(tmp_path):
 def test_pdb_build_also_builds_the_move_pruning_machine(tmp_path):
     """A 4x4 build leaves the search's move-pruning machine beside the tables, so the first
     solve does not build it; pdb list, info and verify know the file."""
-    args = ["build", "--size", "4", "--goal", "blank-first", "--pattern", "1,2,3/4,5,6", "--data-dir", str(tmp_path)]
+    args = [
+        "build",
+        "--size",
+        "4",
+        "--goal",
+        "blank-first",
+        "--pattern",
+        "1,2,3/4,5,6",
+        "--data-dir",
+        str(tmp_path),
+    ]
     r = CliRunner().invoke(pdb, args)
     assert r.exit_code == 0, r.output
     assert r.stdout.split()[-1].endswith("moves-4x4-d14.h5") and "move-pruning machine" in r.stderr
-    r = CliRunner().invoke(solver, ["solve", "1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15", "--goal", "blank-first",
-                                    "--pattern", "1,2,3/4,5,6", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        solver,
+        [
+            "solve",
+            "1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15",
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "1,2,3/4,5,6",
+            "--data-dir",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0 and "move-pruning" not in r.stderr, r.output
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
     assert "move pruning, depth 14" in r.stdout
@@ -269,9 +369,9 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
     import h5py
 
     from patterndb import Frame, Shape, make_goal
+    from patterndb.cli.commands import main as pdb
     from patterndb.files import integrity
     from patterndb.files.catalog import build_exact_file
-    from patterndb.cli.commands import main as pdb
     from patterndb.files.machines import load_or_build
 
     load_or_build(Shape(3, 3), 6, tmp_path, lambda _: None)
@@ -283,7 +383,8 @@ def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attribut
     with h5py.File(path, "r+") as f:
         a = f["table"].attrs
         a["goal"] = "junk"
-        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})  # a consistent forgery
+        # a consistent forgery
+        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a})
     r = CliRunner().invoke(pdb, ["verify", str(path)])
     assert r.exit_code == 3 and "Traceback" not in r.output
     assert r.stderr.startswith("error:") and len(r.stderr.splitlines()) == 1, r.stderr
@@ -311,15 +412,17 @@ def test_the_changelog_names_this_version_first():
     text = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text()
     versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d\d-\d\d)$", text, re.M)
     assert versions and versions[0][0] == patterndb.__version__
-    assert [v for v, _ in versions] == sorted((v for v, _ in versions), key=lambda v: tuple(map(int, v.split("."))),
-                                              reverse=True)
+    assert [v for v, _ in versions] == sorted(
+        (v for v, _ in versions), key=lambda v: tuple(map(int, v.split("."))), reverse=True
+    )
     assert "## [Unreleased]" in text
 
 
 def test_pdb_list_says_when_the_directory_is_missing_or_a_file(tmp_path):
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "nowhere")])
-    assert r.exit_code == 0 and r.stderr.strip() == (f"no tables: {tmp_path / 'nowhere'} (--data-dir) does not exist "
-                                                    "(nothing was built there)")
+    assert r.exit_code == 0 and r.stderr.strip() == (
+        f"no tables: {tmp_path / 'nowhere'} (--data-dir) does not exist (nothing was built there)"
+    )
     (tmp_path / "f").write_text("x")
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path / "f")])
     assert r.exit_code == 2 and "is a file" in r.stderr

@@ -1,11 +1,11 @@
 """The Dask backend on a real LocalCluster of two worker processes (CI runs it: the path must not rot)."""
+
 import json
 import os
 import signal
 import time
 
 import numpy as np
-
 import pytest
 
 distributed = pytest.importorskip("distributed")
@@ -26,13 +26,23 @@ def cluster():
         yield c
 
 
-def solve_on(cluster, board, goal, split_nodes=0, listener=None, nearby_seconds=0.0, trace=None, **opts):
+def solve_on(
+    cluster, board, goal, split_nodes=0, listener=None, nearby_seconds=0.0, trace=None, **opts
+):
     """Every split iteration on the cluster unless nearby_seconds says otherwise (by default
     a small one runs on this machine's threads, and these boards are small)."""
     b, frame = prepare(board, goal)
     plan = make_plan(frame, Options(algorithm="idastar", **opts))
-    return run(b, plan, Control(backend=cluster.backend(plan, nearby_seconds), split_nodes=split_nodes,
-                                listener=listener, trace=trace))
+    return run(
+        b,
+        plan,
+        Control(
+            backend=cluster.backend(plan, nearby_seconds),
+            split_nodes=split_nodes,
+            listener=listener,
+            trace=trace,
+        ),
+    )
 
 
 def chunk_workers(trace):
@@ -48,7 +58,14 @@ def chunk_workers(trace):
 def test_same_answers_and_counts_as_the_threads(cluster, pdb_dir, i):
     board, want = korf(i)
     d = solve_on(cluster, board, "blank-first", pattern="5-5-5", data_dir=pdb_dir)
-    t = solve(board, "blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=1, control=Control(split_nodes=0))
+    t = solve(
+        board,
+        "blank-first",
+        pattern="5-5-5",
+        data_dir=pdb_dir,
+        jobs=1,
+        control=Control(split_nodes=0),
+    )
     assert d.length == t.length == want and d.optimal
     strip = lambda its: [(x["bound"], x["expanded"], x["generated"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(t.iterations)  # complete iterations count the same nodes
@@ -58,14 +75,18 @@ def test_small_iterations_here_big_ones_on_the_cluster(cluster):
     """The default split: unsplit iterations must not go to the workers (they index their own frontier)."""
     board, want = korf(1)  # 6 M expansions with Manhattan
     serial = solve(board, "blank-first", heuristic="manhattan", jobs=1)
-    d = solve_on(cluster, board, "blank-first", split_nodes=Control().split_nodes, heuristic="manhattan")
+    d = solve_on(
+        cluster, board, "blank-first", split_nodes=Control().split_nodes, heuristic="manhattan"
+    )
     assert d.length == serial.length == want
     assert [it["subtrees"] for it in d.iterations][0] == 1 and d.iterations[-1]["subtrees"] > 1
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     assert strip(d.iterations) == strip(serial.iterations)
 
 
-def test_iterations_expected_small_run_on_the_threads_here_the_rest_on_the_cluster(cluster, tmp_path):
+def test_iterations_expected_small_run_on_the_threads_here_the_rest_on_the_cluster(
+    cluster, tmp_path
+):
     """nearby_seconds: a split iteration expected to take at most that on this machine's threads
     runs on them. With a threshold of a nanosecond only the first split iteration (nothing
     expected yet: split_nodes 0) qualifies; with 0 none does. The counts are the serial ones."""
@@ -74,16 +95,21 @@ def test_iterations_expected_small_run_on_the_threads_here_the_rest_on_the_clust
     strip = lambda its: [(x["bound"], x["expanded"]) for x in its[:-1]]
     for nearby, first_on in ((1e-9, {"ida"}), (0.0, {"dask"})):
         trace = tmp_path / f"{nearby}.jsonl"
-        d = solve_on(cluster, board, "blank-first", heuristic="manhattan", nearby_seconds=nearby, trace=trace)
+        d = solve_on(
+            cluster, board, "blank-first", heuristic="manhattan", nearby_seconds=nearby, trace=trace
+        )
         assert d.length == serial.length == want and strip(d.iterations) == strip(serial.iterations)
         workers = chunk_workers(trace)
         bounds = sorted(workers)
-        assert workers[bounds[0]] == first_on and all(workers[b] == {"dask"} for b in bounds[1:]), workers
+        assert workers[bounds[0]] == first_on and all(workers[b] == {"dask"} for b in bounds[1:]), (
+            workers
+        )
 
 
 def test_5x5_scramble(cluster, rng):
     b = scramble(make_goal(Shape(5, 5), "blank-last"), 30, rng)
-    d = solve_on(cluster, str(b), "blank-last", heuristic="linear-conflict", prune=12)  # (depth 18, the default: minutes to build; 12: a second)
+    # (depth 18, the default: minutes to build; 12: a second)
+    d = solve_on(cluster, str(b), "blank-last", heuristic="linear-conflict", prune=12)
     assert d.length == solve(b, heuristic="linear-conflict", jobs=1, prune=12).length
 
 
@@ -96,6 +122,7 @@ def test_a_worker_killed_mid_iteration_loses_only_its_tasks(cluster):
     class KillMidIteration:
         """Kills a worker at the driver's first look at a split iteration with subtrees both
         done and left (a fixed delay instead raced the search on a fast host)."""
+
         killed = None
 
         def iteration_started(self, bound, subtrees, estimate):
@@ -158,9 +185,23 @@ def test_cli_batch_on_a_local_cluster(pdb_dir, tmp_path, address):
     from solver.cli.commands import main
 
     f = tmp_path / "b.txt"
-    f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
-    r = CliRunner().invoke(main, ["solve", "--file", str(f), "--goal", "blank-first", "--pattern", "5-5-5",
-                                  "--scheduler", address, "--data-dir", str(pdb_dir)])
+    f.write_text("".join("{} {}\n".format(*korf(i)) for i in (0, 3)))
+    r = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "--file",
+            str(f),
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--scheduler",
+            address,
+            "--data-dir",
+            str(pdb_dir),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards solved" in r.stderr and "all 2 expected lengths met" in r.stderr
 
@@ -176,10 +217,16 @@ def test_a_bounded_search_proves_its_bound_on_the_cluster(cluster, pdb_dir):
     backend = cluster.backend(plan, 0.0)
     sent = []
     start = backend.start
-    backend.start = lambda *a, **k: (sent.append(a[4]), start(*a, **k))[1]  # (the bound of each iteration sent)
-    res = solve_bounded(b, plan, None, Control(backend=backend, split_nodes=0), weights=(), widths=(64,))
+    backend.start = lambda *a, **k: (sent.append(a[4]), start(*a, **k))[
+        1
+    ]  # (the bound of each iteration sent)
+    res = solve_bounded(
+        b, plan, None, Control(backend=backend, split_nodes=0), weights=(), widths=(64,)
+    )
     assert res.optimal and res.solution.length == res.lower_bound == want and sent
-    assert replay(tuple(b.tiles.tolist()), res.solution.moves, 4, 4) == tuple(plan.frame.goal.tiles.tolist())
+    assert replay(tuple(b.tiles.tolist()), res.solution.moves, 4, 4) == tuple(
+        plan.frame.goal.tiles.tolist()
+    )
 
 
 def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
@@ -188,8 +235,17 @@ def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
     from solver.cli.commands import main
 
     f = tmp_path / "b.txt"
-    f.write_text("".join("%s %d\n" % korf(i) for i in (0, 3)))
-    common = ["--goal", "blank-first", "--pattern", "5-5-5", "--scheduler", "local:2", "--data-dir", str(pdb_dir)]
+    f.write_text("".join("{} {}\n".format(*korf(i)) for i in (0, 3)))
+    common = [
+        "--goal",
+        "blank-first",
+        "--pattern",
+        "5-5-5",
+        "--scheduler",
+        "local:2",
+        "--data-dir",
+        str(pdb_dir),
+    ]
     r = CliRunner().invoke(main, ["solve", "--file", str(f), "--within", "1.05", *common])
     assert r.exit_code == 0, r.output
     assert "2 of 2 boards answered within 5%" in r.stderr and "MISMATCH" not in r.output
@@ -203,15 +259,38 @@ def test_cli_within_on_a_local_cluster(pdb_dir, tmp_path):
 def test_local_n_is_n_threads_in_about_sqrt_n_processes():
     from solver.cluster.client import check_address, local_layout
 
-    assert [local_layout(n) for n in (1, 2, 4, 7, 8, 16, 64)] == [(1, 1), (2, 1), (2, 2), (7, 1), (4, 2), (4, 4), (8, 8)]
+    assert [local_layout(n) for n in (1, 2, 4, 7, 8, 16, 64)] == [
+        (1, 1),
+        (2, 1),
+        (2, 2),
+        (7, 1),
+        (4, 2),
+        (4, 4),
+        (8, 8),
+    ]
     assert check_address("local:2") == (2, 1) and check_address("local:4") == (2, 2)
     assert check_address("local:2x1") == (2, 1) and check_address("local:1x2") == (1, 2)
     assert check_address("tcp://127.0.0.1:8786") is None
 
 
-@pytest.mark.parametrize("address", ["garbage", "http://127.0.0.1:8787", "local:0", "local:x", "tcp://host-without-port",
-                                     "local:0x2", "local:2x0", "local:2x2x1", "local:x2", "local:-2", "local:²",
-                                     f"local:{4 * (os.cpu_count() or 1) + 1}", f"local:{2 * (os.cpu_count() or 1) + 1}x2"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "garbage",
+        "http://127.0.0.1:8787",
+        "local:0",
+        "local:x",
+        "tcp://host-without-port",
+        "local:0x2",
+        "local:2x0",
+        "local:2x2x1",
+        "local:x2",
+        "local:-2",
+        "local:²",
+        f"local:{4 * (os.cpu_count() or 1) + 1}",
+        f"local:{2 * (os.cpu_count() or 1) + 1}x2",
+    ],
+)
 def test_a_bad_scheduler_address_is_one_line_at_once(address):
     """These used to be tracebacks (some after 30 s); local:64 on 2 cores starved its own
     scheduler and flooded stderr for 90 s before it failed: more than 4 workers a core is refused."""
@@ -239,16 +318,58 @@ def test_an_unreachable_scheduler_is_one_line_within_its_timeout():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     t = time.monotonic()
-    r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
-                                  "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
-    assert r.exit_code == 5 and time.monotonic() - t < 15, r.output  # the cluster failed, not the input
+    r = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "12345678_",
+            "--algorithm",
+            "idastar",
+            "-H",
+            "manhattan",
+            "--scheduler",
+            f"tcp://127.0.0.1:{port}",
+            "--cluster-timeout",
+            "2",
+        ],
+    )
+    # the cluster failed, not the input
+    assert r.exit_code == 5 and time.monotonic() - t < 15, r.output
     assert "cannot reach a Dask scheduler" in r.output and "Traceback" not in r.output
-    batch = CliRunner().invoke(main, ["solve", "--file", "data/korf100.txt", "--goal", "blank-first", "-H", "manhattan",
-                                      "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
+    batch = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "--file",
+            "data/korf100.txt",
+            "--goal",
+            "blank-first",
+            "-H",
+            "manhattan",
+            "--scheduler",
+            f"tcp://127.0.0.1:{port}",
+            "--cluster-timeout",
+            "2",
+        ],
+    )
     assert batch.exit_code == 5 and "cannot reach a Dask scheduler" in batch.output, batch.output
-    for where in (["12345678_"], ["--file", "data/korf100.txt", "--goal", "blank-first"]):  # a bound asked for
-        r = CliRunner().invoke(main, ["solve", *where, "-H", "manhattan", "--within", "1.1",
-                                      "--scheduler", f"tcp://127.0.0.1:{port}", "--cluster-timeout", "2"])
+    # a bound asked for
+    for where in (["12345678_"], ["--file", "data/korf100.txt", "--goal", "blank-first"]):
+        r = CliRunner().invoke(
+            main,
+            [
+                "solve",
+                *where,
+                "-H",
+                "manhattan",
+                "--within",
+                "1.1",
+                "--scheduler",
+                f"tcp://127.0.0.1:{port}",
+                "--cluster-timeout",
+                "2",
+            ],
+        )
         assert r.exit_code == 5 and "cannot reach a Dask scheduler" in r.output, r.output
 
 
@@ -260,12 +381,27 @@ def _invoke_scheduler(address, timeout="20"):
     from solver.cli.commands import main
 
     t = time.monotonic()
-    r = CliRunner().invoke(main, ["solve", "12345678_", "--algorithm", "idastar", "-H", "manhattan",
-                                  "--scheduler", address, "--cluster-timeout", timeout])
+    r = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "12345678_",
+            "--algorithm",
+            "idastar",
+            "-H",
+            "manhattan",
+            "--scheduler",
+            address,
+            "--cluster-timeout",
+            timeout,
+        ],
+    )
     return r, time.monotonic() - t
 
 
-@pytest.mark.parametrize("greeting", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"SSH-2.0-OpenSSH_9.6\r\n", b""])
+@pytest.mark.parametrize(
+    "greeting", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"SSH-2.0-OpenSSH_9.6\r\n", b""]
+)
 def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
     """A dashboard port (HTTP: says nothing until asked) used to hang the client 12+ minutes; a service
     that answers made Dask try to allocate 3 EiB; one that hangs up at once. A real listener."""
@@ -298,17 +434,25 @@ def test_a_service_that_is_not_a_scheduler_is_one_line_within_seconds(greeting):
             c.close()
     assert r.exit_code == 5 and seconds < 12, r.output
     last = r.output.splitlines()[-1]
-    assert last.startswith("error:") and "is not a Dask scheduler" in last and "Traceback" not in r.output, r.output
+    assert (
+        last.startswith("error:")
+        and "is not a Dask scheduler" in last
+        and "Traceback" not in r.output
+    ), r.output
 
 
 def test_a_scheduler_without_workers_says_so_and_gives_up_at_the_timeout():
     """It used to wait forever in silence. --cluster-timeout bounds the connection and the
     wait together (each had its own)."""
-    with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as lc:
+    with distributed.LocalCluster(
+        n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as lc:
         r, seconds = _invoke_scheduler(lc.scheduler_address, timeout="5")
     assert r.exit_code == 5 and seconds < 10, r.output
     assert "waiting for workers (0 connected" in r.output
-    assert r.output.splitlines()[-1].startswith("error: no worker joined the Dask scheduler"), r.output
+    assert r.output.splitlines()[-1].startswith("error: no worker joined the Dask scheduler"), (
+        r.output
+    )
 
 
 def test_a_running_task_stops_when_it_is_cancelled(cluster):
@@ -328,19 +472,25 @@ def test_a_running_task_stops_when_it_is_cancelled(cluster):
     paths, first = np.array([[tiles.index(0)]], dtype=np.int64), np.zeros(1, dtype=np.int64)
     worker = sorted(cluster.client.nthreads())[0]
     spec = cluster.backend(plan).spec
-    future = cluster.client.submit(run_task, spec, tiles, paths, first, want - 2, 0,
-                                   pure=False, workers=[worker])
+    future = cluster.client.submit(
+        run_task, spec, tiles, paths, first, want - 2, 0, pure=False, workers=[worker]
+    )
     time.sleep(0.5)
     assert not future.done()
     t = time.monotonic()
     cluster.client.cancel([future])
-    quick = cluster.client.submit(run_task, spec, tiles, paths, first, 0, 0, pure=False, workers=[worker])
+    quick = cluster.client.submit(
+        run_task, spec, tiles, paths, first, 0, 0, pure=False, workers=[worker]
+    )
     res, _, _, seconds, _ = quick.result(timeout=10)
-    assert time.monotonic() - t < 2, time.monotonic() - t  # (uncancelled, the first task runs for a minute)
+    # (uncancelled, the first task runs for a minute)
+    assert time.monotonic() - t < 2, time.monotonic() - t
     assert len(res) == 1 and seconds < 1
 
 
-@pytest.mark.parametrize("bounded,lost", [([], "2 boards not solved"), (["--anytime"], "2 boards not answered")])
+@pytest.mark.parametrize(
+    "bounded,lost", [([], "2 boards not solved"), (["--anytime"], "2 boards not answered")]
+)
 def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounded, lost):
     """A scheduler that went away used to lose the rest of the batch with a traceback. A
     real scheduler process, killed (SIGKILL) once the first board's row is printed: the
@@ -358,17 +508,39 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounde
     address = f"tcp://127.0.0.1:{port}"
     dask = str(Path(sys.executable).parent / "dask")
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                                 **quiet)
-    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet
+    )
+    worker = subprocess.Popen(
+        [dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet
+    )
     f = tmp_path / "b.txt"
     quick = scramble(make_goal(Shape(4, 4), "blank-first"), 16, np.random.default_rng(5))
     f.write_text(f"{quick}\n" + "".join(korf(i)[0] + "\n" for i in (0, 2)))  # long with Manhattan
     try:
-        p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "--goal", "blank-first",
-                              "--heuristic", "manhattan", "--scheduler", address, "--cluster-timeout", "3", *bounded],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        p = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "solver.cli",
+                "solve",
+                "--file",
+                str(f),
+                "--goal",
+                "blank-first",
+                "--heuristic",
+                "manhattan",
+                "--scheduler",
+                address,
+                "--cluster-timeout",
+                "3",
+                *bounded,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
         header, first = p.stdout.readline(), p.stdout.readline()
         assert first.split()[0] == "1", header + first + p.stderr.read()
         time.sleep(1.0)  # into the second board's search
@@ -382,7 +554,10 @@ def test_a_lost_scheduler_ends_the_batch_with_the_finished_rows(tmp_path, bounde
             proc.wait()
     assert p.returncode == 5, err
     assert out == "" and "Traceback" not in err, out + err
-    assert err.splitlines()[-1] == f"error: lost the Dask scheduler at {address}: the search cannot go on; {lost}", err
+    assert (
+        err.splitlines()[-1]
+        == f"error: lost the Dask scheduler at {address}: the search cannot go on; {lost}"
+    ), err
     assert seconds < 30, seconds
 
 

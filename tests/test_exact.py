@@ -2,15 +2,47 @@ import numpy as np
 import pytest
 
 from patterndb import Board, Frame, Shape, make_goal
-from patterndb.files.catalog import build_exact_file, exact_path, load_exact
 from patterndb.build.exact import UNREACHED, build_exact, histogram
-from patterndb.puzzle.ranking import rank_many
+from patterndb.files.catalog import build_exact_file, exact_path, load_exact
 from patterndb.files.store import read_attrs
+from patterndb.puzzle.ranking import rank_many
 
 from . import naive
 
-CORNER = [1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485,
-          5638, 9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2]
+CORNER = [
+    1,
+    2,
+    4,
+    8,
+    16,
+    20,
+    39,
+    62,
+    116,
+    152,
+    286,
+    396,
+    748,
+    1024,
+    1893,
+    2512,
+    4485,
+    5638,
+    9529,
+    10878,
+    16993,
+    17110,
+    23952,
+    20224,
+    24047,
+    15578,
+    14560,
+    6274,
+    3910,
+    760,
+    221,
+    2,
+]
 
 
 def _check_against_bfs(shape: Shape, goal_spec: str):

@@ -5,6 +5,7 @@ the kernel registry (solver.search.aot) imports nothing above it.
 Every import statement counts, those inside functions too (a deferred import is still a
 dependency). As import-linter's grimp does, `from pkg import name` is an edge to the
 module pkg.name when there is one, else to pkg; a package's __init__ is its own node."""
+
 import ast
 from pathlib import Path
 
@@ -33,8 +34,12 @@ def import_graph() -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:
-                    base = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+                    base = ".".join(
+                        here[: len(here) - node.level + 1] + ([node.module] if node.module else [])
+                    )
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names
+                ]
             else:
                 continue
             edges[m] |= {t for t in targets if t in mods and t != m}
@@ -92,7 +97,13 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_patterndb_never_imports_solver():
     edges = import_graph()
-    assert {(m, t) for m in edges if m.startswith("patterndb") for t in edges[m] if t.startswith("solver")} == set()
+    assert {
+        (m, t)
+        for m in edges
+        if m.startswith("patterndb")
+        for t in edges[m]
+        if t.startswith("solver")
+    } == set()
 
 
 def test_the_kernel_registry_reaches_only_kernels():
@@ -126,7 +137,9 @@ def layer_of(module: str) -> int:
     for i, names in enumerate(LAYERS):
         for name in names:
             top = name in ("patterndb", "solver")
-            if module == name or (module.startswith(name + ".") and (not top or module.count(".") == 1)):
+            if module == name or (
+                module.startswith(name + ".") and (not top or module.count(".") == 1)
+            ):
                 best = max(best, (len(name), i))
     assert best[1] >= 0, f"{module} is in no layer"
     return best[1]

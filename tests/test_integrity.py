@@ -1,5 +1,6 @@
 """Is a table the one that was built: checksums, digests, the record of files checked in full,
 and the spot checks (patterndb.files.integrity)."""
+
 import os
 import time
 from pathlib import Path
@@ -32,8 +33,8 @@ def test_table_of_another_group_with_its_crc_recomputed_is_refused(tmp_path, pac
     over data and attributes does not match."""
     from click.testing import CliRunner
 
-    from patterndb.files.catalog import build_pattern_file, pattern_path
     from patterndb.cli.commands import main as pdb
+    from patterndb.files.catalog import build_pattern_file, pattern_path
     from solver import solve
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
@@ -120,8 +121,8 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path, packed):
     called optimal. The values no longer match their histogram."""
     from click.testing import CliRunner
 
-    from patterndb.files.catalog import build_pattern_file, pattern_path
     from patterndb.cli.commands import main as pdb
+    from patterndb.files.catalog import build_pattern_file, pattern_path
     from solver import solve
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
@@ -130,7 +131,9 @@ def test_doubled_values_with_a_recomputed_crc_are_refused(tmp_path, packed):
     path = pattern_path(tmp_path, frame, (1, 2, 3, 4))
     with h5py.File(path, "r+") as f:
         data = f["table"][:]
-        data[data != 255] *= 2  # (packed: both nibbles of a byte doubled, the low one's carry aside)
+        data[data != 255] *= (
+            2  # (packed: both nibbles of a byte doubled, the low one's carry aside)
+        )
         f["table"][:] = data
         a = f["table"].attrs
         a["checksum_crc32"] = integrity.checksum(data)
@@ -146,8 +149,8 @@ def test_verify_checks_the_name_against_the_attributes(tmp_path):
     """The loader finds a table by its name: a table copied under another group's name is refused."""
     from click.testing import CliRunner
 
-    from patterndb.files.catalog import build_pattern_file
     from patterndb.cli.commands import main as pdb
+    from patterndb.files.catalog import build_pattern_file
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
@@ -174,7 +177,12 @@ def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, e
         f.create_dataset("table", data=data)
     with h5py.File(path, "r+") as f:
         a = f["table"].attrs
-        old = {k: v for k, v in h5py.File(pattern_path(tmp_path, frame, (5, 6, 7, 8)), "r")["table"].attrs.items()}
+        old = {
+            k: v
+            for k, v in h5py.File(pattern_path(tmp_path, frame, (5, 6, 7, 8)), "r")[
+                "table"
+            ].attrs.items()
+        }
         for k, v in old.items():
             a[k] = v
         a["tiles"] = np.array((1, 2, 3, 4))
@@ -195,7 +203,7 @@ def _verified_copy(pdb_dir, tmp_path):
     path = pattern_path(tmp_path, frame, group)
     path.write_bytes(pattern_path(pdb_dir, frame, group).read_bytes())
     _age(path)
-    load = lambda: map_checked([path], [pattern_expect(frame, group)])  # noqa: E731
+    load = lambda: map_checked([path], [pattern_expect(frame, group)])
     load()  # checked in full, remembered with its blocks
     return path, load
 
@@ -210,7 +218,9 @@ def _flip_a_byte(path):
         fh.write(bytes([byte[0] ^ 0x10]))
 
 
-def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_every_load(pdb_dir, tmp_path):
+def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_every_load(
+    pdb_dir, tmp_path
+):
     """A stray write, rsync --inplace -t, a tool that puts the mtime back: size, mtime and inode
     stay, but the ctime moves (no program can set it), so the file is checked in full before
     it is used, on every load until it is whole again."""
@@ -227,7 +237,9 @@ def test_a_table_changed_in_place_with_its_mtime_kept_is_checked_in_full_on_ever
             load()
 
 
-def test_a_block_changed_beneath_the_file_system_is_caught_by_the_spot_check(pdb_dir, tmp_path, monkeypatch):
+def test_a_block_changed_beneath_the_file_system_is_caught_by_the_spot_check(
+    pdb_dir, tmp_path, monkeypatch
+):
     """Bytes a failing disk changes leave every time stamp as it was: the blocks re-checked on
     each load find it where the change is, and the file is then checked in full again."""
     path, load = _verified_copy(pdb_dir, tmp_path)
@@ -238,7 +250,8 @@ def test_a_block_changed_beneath_the_file_system_is_caught_by_the_spot_check(pdb
     assert integrity.remembered(path) is not None  # it looks like the verified file
     with pytest.raises(TableError, match="changed since it was checked"):
         load()  # (its one block is re-checked)
-    assert path.name not in integrity._registry(tmp_path)  # forgotten: the next load checks it in full
+    # forgotten: the next load checks it in full
+    assert path.name not in integrity._registry(tmp_path)
     with pytest.raises(TableError, match="checksum"):
         load()
 
@@ -262,8 +275,8 @@ def test_a_goal_no_build_writes_is_refused_by_list_and_verify(tmp_path):
     its name and digest made to match, is no table a solver could have asked for."""
     from click.testing import CliRunner
 
-    from patterndb.files.catalog import build_pattern_file
     from patterndb.cli.commands import main as pdb
+    from patterndb.files.catalog import build_pattern_file
 
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     good = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
@@ -271,9 +284,13 @@ def test_a_goal_no_build_writes_is_refused_by_list_and_verify(tmp_path):
         a = f["table"].attrs
         a["goal"] = "1 2 3 4 5 6 7 8 0"
         a["blank_cell"] = 8
-        a["digest_crc32"] = integrity.digest(int(a["checksum_crc32"]), {k: a[k] for k in a if k != "digest_crc32"})
+        a["digest_crc32"] = integrity.digest(
+            int(a["checksum_crc32"]), {k: a[k] for k in a if k != "digest_crc32"}
+        )
     forged = good.rename(tmp_path / "pdb-3x3-b8-1-4.h5")
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
-    assert r.exit_code == 0 and "pdb-3x3-b8-1-4.h5" in r.stdout and "not a canonical goal" in r.stdout
+    assert (
+        r.exit_code == 0 and "pdb-3x3-b8-1-4.h5" in r.stdout and "not a canonical goal" in r.stdout
+    )
     r = CliRunner().invoke(pdb, ["verify", str(forged)])
     assert r.exit_code == 3 and "not a canonical goal" in r.stderr

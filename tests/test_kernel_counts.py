@@ -40,7 +40,9 @@ def mirror_leading_boards(rng, count, **opts):
         b = random_board(Shape(3, 3), goal, rng)
         _, plain = problem(str(b), reflect=False, **opts)
         regular = plain.heuristic(b)
-        mirrored = plain.heuristic(type(b)(b.shape, np.array(naive.transpose(tuple(b.tiles.tolist()), 3))))
+        mirrored = plain.heuristic(
+            type(b)(b.shape, np.array(naive.transpose(tuple(b.tiles.tolist()), 3)))
+        )
         if mirrored > regular:
             boards.append(b)
     return boards
@@ -88,8 +90,20 @@ def assert_kernel_counts(p, its, kernel):
     for i, (bound, expanded, generated) in enumerate(its):
         path = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
         path[0] = p.blank
-        status, depth, e, g, _ = kernel(p.tiles, pos, p.goal, p.H, p.nbrs, p.machine.transitions, path,
-                                        p.start_state, 0, bound, 0, np.zeros(1, dtype=np.int64))
+        status, depth, e, g, _ = kernel(
+            p.tiles,
+            pos,
+            p.goal,
+            p.H,
+            p.nbrs,
+            p.machine.transitions,
+            path,
+            p.start_state,
+            0,
+            bound,
+            0,
+            np.zeros(1, dtype=np.int64),
+        )
         last = i == len(its) - 1
         assert (status, e + 1, g) == (FOUND if last else EXHAUSTED, expanded, generated)
         if last:

@@ -1,4 +1,5 @@
 """The build lock: one holder at a time, and no lock file left behind."""
+
 import threading
 import time
 

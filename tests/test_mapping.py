@@ -1,4 +1,5 @@
 """Tables memory-mapped for the search, in 2 MB pages, and mapped in bulk (patterndb.files.mapping)."""
+
 import os
 
 import h5py
@@ -29,7 +30,8 @@ def test_remembered_tables_are_mapped_without_opening_them_as_hdf5(pdb_dir, monk
     again, _, attrs2 = map_checked(paths, expects)
     assert np.array_equal(first, again) and attrs2 == attrs
     st = paths[0].stat()
-    os.utime(paths[0], ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # changed (as far as anyone can tell)
+    # changed (as far as anyone can tell)
+    os.utime(paths[0], ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     with pytest.raises(pytest.fail.Exception, match="opened again"):
         map_checked(paths, expects)
 
@@ -49,7 +51,9 @@ def test_mapped_tables_equal_read_tables_and_the_fallback_works(pdb_dir, monkeyp
     for p, o, ro in zip(paths, offsets, roffsets):
         with h5py.File(p, "r") as f:
             want = f["table"][:]
-        assert np.array_equal(mapped[o : o + want.size], want) and np.array_equal(read[ro : ro + want.size], want)
+        assert np.array_equal(mapped[o : o + want.size], want) and np.array_equal(
+            read[ro : ro + want.size], want
+        )
 
 
 def test_mapped_tables_sit_at_their_file_offsets_modulo_a_huge_page(pdb_dir):
@@ -102,7 +106,8 @@ def test_populate_maps_every_page_of_the_tables_at_once(pdb_dir, tmp_path):
     groups = parse_partition("5-5-5", frame)
     paths = [pattern_path(pdb_dir, frame, g) for g in groups]
     tables, offsets, _ = mapping.map_tables(paths, [pattern_expect(frame, g) for g in groups])
-    assert mapping.populate(tables) and mapping.populate(np.zeros(10, dtype=np.uint8))  # (memory of the process too)
+    # (memory of the process too)
+    assert mapping.populate(tables) and mapping.populate(np.zeros(10, dtype=np.uint8))
     for p, o in zip(paths, offsets):
         with h5py.File(p, "r") as h:
             want = h["table"][:]
@@ -116,5 +121,6 @@ def test_mapping_a_truncated_file_is_refused(table_file):
     with open(path, "r+b") as fh:
         fh.truncate(end - 10)
     from patterndb.files.catalog import exact_expect
+
     with pytest.raises(TableError, match="damaged"):
         mapping.map_tables([path], [exact_expect(frame)])

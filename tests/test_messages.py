@@ -1,5 +1,6 @@
 """What a careful user meets: every message says what is true, names what is wrong, and never
 advises deleting a file that is not ours; bad input is refused before it costs anything."""
+
 import json
 import os
 import signal
@@ -22,7 +23,9 @@ BIN = Path(sys.executable).parent
 def test_a_full_disk_says_the_margin_it_keeps(tmp_path, monkeypatch):
     import shutil
 
-    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - (2 << 20), 2 << 20))
+    monkeypatch.setattr(
+        shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10**9, 10**9 - (2 << 20), 2 << 20)
+    )
     r = CliRunner().invoke(pdb, ["build", "--size", "3", "--data-dir", str(tmp_path)])
     assert r.exit_code == 3 and "it needs 0.3 MiB on disk and 16 MiB to spare" in r.stderr, r.stderr
     assert "has 2.0 MiB free" in r.stderr
@@ -32,8 +35,19 @@ def test_a_full_disk_says_the_margin_it_keeps(tmp_path, monkeypatch):
 def test_a_file_that_is_not_a_checkpoint_is_named_and_left_alone(tmp_path, content):
     notes = tmp_path / "notes.txt"
     notes.write_text(content)
-    r = CliRunner().invoke(solver, ["solve", "1 2 3 4 5 6 7 _ 8", "-a", "idastar", "-H", "manhattan",
-                                    "--checkpoint", str(notes)])
+    r = CliRunner().invoke(
+        solver,
+        [
+            "solve",
+            "1 2 3 4 5 6 7 _ 8",
+            "-a",
+            "idastar",
+            "-H",
+            "manhattan",
+            "--checkpoint",
+            str(notes),
+        ],
+    )
     assert r.exit_code == 2 and "is not a checkpoint" in r.stderr, r.stderr
     assert "remove" not in r.stderr and notes.read_text() == content
 
@@ -42,17 +56,52 @@ def test_a_checkpoint_in_use_is_refused_to_a_second_search(tmp_path):
     """Two solves with one --checkpoint file would overwrite each other's saves: the second is
     refused while the first runs (Manhattan distance on Korf's #1: minutes)."""
     ckpt = tmp_path / "k.ckpt"
-    first = subprocess.Popen([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan", "-j", "1",
-                              "--checkpoint", str(ckpt), "--quiet", "--data-dir", str(tmp_path)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [
+            str(BIN / "solver"),
+            "solve",
+            KORF_1,
+            "--goal",
+            "blank-first",
+            "-H",
+            "manhattan",
+            "-j",
+            "1",
+            "--checkpoint",
+            str(ckpt),
+            "--quiet",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120  # (the first save: the search is under way)
         while not ckpt.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert (tmp_path / ".k.ckpt.lock").exists()
-        second = subprocess.run([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan",
-                                 "--checkpoint", str(ckpt), "--data-dir", str(tmp_path)], capture_output=True, text=True)
-        assert second.returncode == 2 and "is in use by another search" in second.stderr, second.stderr
+        second = subprocess.run(
+            [
+                str(BIN / "solver"),
+                "solve",
+                KORF_1,
+                "--goal",
+                "blank-first",
+                "-H",
+                "manhattan",
+                "--checkpoint",
+                str(ckpt),
+                "--data-dir",
+                str(tmp_path),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert second.returncode == 2 and "is in use by another search" in second.stderr, (
+            second.stderr
+        )
     finally:
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=60)
@@ -71,22 +120,33 @@ def test_batch_lines_name_what_is_wrong(tmp_path):
 def test_an_overlong_line_is_refused_before_it_costs_memory(tmp_path):
     """A 10 MB line took 900 MB of memory to be refused as a board."""
     f = tmp_path / "long.txt"
-    f.write_text("1 " * 5_000_000 + "\nnot a board either\n")  # (nothing to solve: no table is built)
+    # (nothing to solve: no table is built)
+    f.write_text("1 " * 5_000_000 + "\nnot a board either\n")
     # (-a astar: no search kernels are loaded up front, whose compiling would be the peak)
     # A child's peak memory counts what its parent had mapped when it forked (Linux folds the
     # old memory's peak in at exec): a small Python in between forks the command and measures it.
-    between = ("import os, sys\npid = os.fork()\nif pid == 0:\n"
-               "    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\n"
-               "    os.dup2(fd, 1)\n    os.dup2(fd, 2)\n    os.dup2(os.open(sys.argv[2], os.O_RDONLY), 0)\n"
-               "    os.execv(sys.argv[3], sys.argv[3:])\n"
-               "_, st, ru = os.wait4(pid, 0)\nprint(os.waitstatus_to_exitcode(st), ru.ru_maxrss)")
+    between = (
+        "import os, sys\npid = os.fork()\nif pid == 0:\n"
+        "    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)\n"
+        "    os.dup2(fd, 1)\n    os.dup2(fd, 2)\n    os.dup2(os.open(sys.argv[2], os.O_RDONLY), 0)\n"
+        "    os.execv(sys.argv[3], sys.argv[3:])\n"
+        "_, st, ru = os.wait4(pid, 0)\nprint(os.waitstatus_to_exitcode(st), ru.ru_maxrss)"
+    )
     # (-a astar: no search kernels are loaded up front, whose compiling would be the peak)
-    for cmd, said in (([str(BIN / "solver"), "solve", "--file", str(f), "-a", "astar", "-H", "manhattan"],
-                       "a line of more than 8,192 bytes"),
-                      ([str(BIN / "solver"), "solve", "-"], "no board is longer than 4,096")):
+    for cmd, said in (
+        (
+            [str(BIN / "solver"), "solve", "--file", str(f), "-a", "astar", "-H", "manhattan"],
+            "a line of more than 8,192 bytes",
+        ),
+        ([str(BIN / "solver"), "solve", "-"], "no board is longer than 4,096"),
+    ):
         out = tmp_path / "out"
-        r = subprocess.run([sys.executable, "-c", between, str(out), str(f), *cmd, "--data-dir", str(tmp_path)],
-                           capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [sys.executable, "-c", between, str(out), str(f), *cmd, "--data-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         status, peak = map(int, r.stdout.split())
         text = out.read_text()
         assert status == 2 and said in text, text
@@ -100,14 +160,35 @@ def test_a_byte_order_mark_before_a_board_is_allowed(tmp_path):
 
 def test_with_json_an_error_is_a_json_object_too(tmp_path):
     r = CliRunner().invoke(solver, ["solve", "1234", "--json"])
-    assert r.exit_code == 2 and json.loads(r.stdout) == {"error": "tile 4 is out of range: a 2x2 board has tiles 0..3",
-                                                         "exit_status": 2}
-    r = CliRunner().invoke(solver, ["solve", KORF_1, "--goal", "blank-first", "--pattern", "7-8", "--json",
-                                    "--data-dir", str(tmp_path)])
-    assert r.exit_code == 3 and json.loads(r.stdout)["exit_status"] == 3 and "pdb build" in json.loads(r.stdout)["error"]
+    assert r.exit_code == 2 and json.loads(r.stdout) == {
+        "error": "tile 4 is out of range: a 2x2 board has tiles 0..3",
+        "exit_status": 2,
+    }
+    r = CliRunner().invoke(
+        solver,
+        [
+            "solve",
+            KORF_1,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "7-8",
+            "--json",
+            "--data-dir",
+            str(tmp_path),
+        ],
+    )
+    assert (
+        r.exit_code == 3
+        and json.loads(r.stdout)["exit_status"] == 3
+        and "pdb build" in json.loads(r.stdout)["error"]
+    )
     r = CliRunner().invoke(pdb, ["list", "--json", "--data-dir", str(tmp_path / "nowhere")])
-    assert r.exit_code == 0 and json.loads(r.stdout) == {"data_dir": str(tmp_path / "nowhere"), "source": "--data-dir",
-                                                         "exists": False}
+    assert r.exit_code == 0 and json.loads(r.stdout) == {
+        "data_dir": str(tmp_path / "nowhere"),
+        "source": "--data-dir",
+        "exists": False,
+    }
 
 
 def test_the_api_names_the_argument_that_is_wrong():
@@ -143,9 +224,13 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
     handled = 0
     seen = []
     for delay in (0.05, 0.08, 0.11, 0.15, 0.2, 0.3, 0.4):
-        p = subprocess.Popen([str(BIN / "solver"), "solve", "8672543_1", "--data-dir", str(tmp_path / str(delay))],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # (as a terminal has
+        p = subprocess.Popen(
+            [str(BIN / "solver"), "solve", "8672543_1", "--data-dir", str(tmp_path / str(delay))],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )  # (as a terminal has
         # it: a test run started in the background would otherwise pass its ignored SIGINT on)
         time.sleep(delay)
         p.send_signal(signal.SIGINT)
@@ -156,8 +241,11 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
             continue  # finished first (a signal in the interpreter's last moments, as it shuts down, is
             # the default one), or still in Python's start-up (before the command's first line)
         assert p.returncode == 130 and "Traceback" not in err, (delay, err)
-        lines = err.strip().splitlines()  # the command's own notes (data directory, table, kernels), then:
-        assert lines[-1] == "interrupted" and not any(l.startswith(" ") or "Error" in l for l in lines), err
+        # the command's own notes (data directory, table, kernels), then:
+        lines = err.strip().splitlines()
+        assert lines[-1] == "interrupted" and not any(
+            line.startswith(" ") or "Error" in line for line in lines
+        ), err
         handled += 1
     assert handled >= 2, seen
 
@@ -174,10 +262,16 @@ def test_ctrl_c_turned_into_another_error_by_an_extension_is_still_one_line(tmp_
         "        os.kill(os.getpid(), signal.SIGINT)\n"
         "        time.sleep(5)\n"
         "    except KeyboardInterrupt:\n"
-        "        raise ImportError('an_extension failed to import') from None\n")
-    p = subprocess.run([sys.executable, "-c", "from patterndb.cli.launch import launch; launch('cut_short')"],
-                       capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(tmp_path)},
-                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        "        raise ImportError('an_extension failed to import') from None\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", "from patterndb.cli.launch import launch; launch('cut_short')"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert (p.returncode, p.stderr) == (130, "interrupted\n")
 
 
@@ -226,27 +320,51 @@ def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatc
 
     monkeypatch.setattr(machines, "write_machine", write)
     monkeypatch.setattr(machines, "_memo", {})
-    r = CliRunner().invoke(pdb, ["build", "--size", "4", "--goal", "blank-first", "--pattern", "5-5-5",
-                                 "--data-dir", str(data)])
+    r = CliRunner().invoke(
+        pdb,
+        [
+            "build",
+            "--size",
+            "4",
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--data-dir",
+            str(data),
+        ],
+    )
     assert r.exit_code == 0, r.output
     printed = Path(r.stdout.splitlines()[-1])
-    assert printed.parent == tmp_path / "cache" / "patterndb" / "machines" and printed.exists(), r.stdout
+    assert printed.parent == tmp_path / "cache" / "patterndb" / "machines" and printed.exists(), (
+        r.stdout
+    )
 
 
 def test_a_build_says_what_it_will_take_and_a_refused_one_says_only_why(tmp_path):
-    r = CliRunner().invoke(pdb, ["build", "--rows", "2", "--cols", "4", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        pdb, ["build", "--rows", "2", "--cols", "4", "--data-dir", str(tmp_path)]
+    )
     assert r.exit_code == 0 and "building the exact 2x4 table: 20,160 states" in r.stderr, r.stderr
-    r = CliRunner().invoke(pdb, ["build", "--size", "5", "--pattern", "1-12/13-24", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "5", "--pattern", "1-12/13-24", "--data-dir", str(tmp_path)]
+    )
     assert r.exit_code == 3 and "needs about" in r.stderr and "minutes" not in r.stderr, r.stderr
 
 
 def test_h_pdb_names_the_custom_tables_that_are_built(tmp_path):
     """-H pdb with only a partition of the user's own built used to say "no pattern databases
     cached": it names them and how to ask for them."""
-    r = CliRunner().invoke(pdb, ["build", "--size", "3", "--pattern", "1-3/4-8", "--data-dir", str(tmp_path), "-q"])
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", "1-3/4-8", "--data-dir", str(tmp_path), "-q"]
+    )
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(solver, ["solve", "8672543_1", "-a", "idastar", "-H", "pdb", "--data-dir", str(tmp_path)])
-    assert r.exit_code == 3 and "tables of tiles 1-3, 4-8 are: give --pattern 1-3/4-8" in r.stderr, r.stderr
+    r = CliRunner().invoke(
+        solver, ["solve", "8672543_1", "-a", "idastar", "-H", "pdb", "--data-dir", str(tmp_path)]
+    )
+    assert (
+        r.exit_code == 3 and "tables of tiles 1-3, 4-8 are: give --pattern 1-3/4-8" in r.stderr
+    ), r.stderr
 
 
 def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
@@ -256,25 +374,64 @@ def test_limits_are_honoured_closely_and_never_ignored(tmp_path):
 
     f = tmp_path / "b.txt"
     f.write_text(f"{KORF_1}\n" * 4)  # Manhattan on Korf's #1: minutes each
-    subprocess.run([str(BIN / "solver"), "solve", KORF_1, "--goal", "blank-first", "-H", "manhattan", "--max-nodes",
-                    "1000", "--data-dir", str(tmp_path)], capture_output=True)  # (kernels loaded or compiled once)
+    subprocess.run(
+        [
+            str(BIN / "solver"),
+            "solve",
+            KORF_1,
+            "--goal",
+            "blank-first",
+            "-H",
+            "manhattan",
+            "--max-nodes",
+            "1000",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+    )  # (kernels loaded or compiled once)
     start = time.monotonic()
-    r = subprocess.run([str(BIN / "solver"), "solve", "--file", str(f), "--goal", "blank-first", "-H", "manhattan",
-                        "--timeout", "0.5", "-j", "2", "--json", "--data-dir", str(tmp_path)], capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [
+            str(BIN / "solver"),
+            "solve",
+            "--file",
+            str(f),
+            "--goal",
+            "blank-first",
+            "-H",
+            "manhattan",
+            "--timeout",
+            "0.5",
+            "-j",
+            "2",
+            "--json",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     rows = [json.loads(x) for x in r.stdout.splitlines()]
-    assert r.returncode == 4 and len(rows) == 4 and all(row["reason"] == "timeout" for row in rows), r.stderr
+    assert (
+        r.returncode == 4 and len(rows) == 4 and all(row["reason"] == "timeout" for row in rows)
+    ), r.stderr
     assert max(row["seconds"] for row in rows) < 0.8, [row["seconds"] for row in rows]
     assert time.monotonic() - start < 30
-    r = CliRunner().invoke(solver, ["solve", "8672543_1", "-a", "table", "--max-nodes", "1", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        solver,
+        ["solve", "8672543_1", "-a", "table", "--max-nodes", "1", "--data-dir", str(tmp_path)],
+    )
     assert r.exit_code == 2 and "--max-nodes is for searches" in r.stderr, r.output
 
 
-def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tmp_path, monkeypatch):
+def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(
+    tmp_path, monkeypatch
+):
     """It failed (exit 3) though its exact table builds in memory in under a second. (Root may
     write anywhere, so the write check is made to fail as on a read-only mount.)"""
-    from patterndb.files import buildcheck
     from patterndb.errors import WriteError
+    from patterndb.files import buildcheck
     from solver import solve
 
     ro = tmp_path / "ro"
@@ -286,7 +443,9 @@ def test_a_small_board_is_solved_from_a_data_directory_that_cannot_be_written(tm
     monkeypatch.setattr(buildcheck, "check_writable", refuse)
     logs = []
     sol = solve("8672543_1", data_dir=ro, log=logs.append)
-    assert sol.length == 31 and sol.optimal and any("in memory for this run" in m for m in logs), logs
+    assert sol.length == 31 and sol.optimal and any("in memory for this run" in m for m in logs), (
+        logs
+    )
     assert not list(tmp_path.rglob("*.h5"))
 
 
@@ -299,4 +458,8 @@ def test_pdb_list_flags_a_table_stored_under_another_groups_name(tmp_path):
     wrong = pattern_path(tmp_path, frame, (5, 6, 7, 8))
     os.replace(built, wrong)
     r = CliRunner().invoke(pdb, ["list", "--data-dir", str(tmp_path)])
-    assert r.exit_code == 0 and f"{wrong.name}" in r.stdout and "its name and its attributes disagree" in r.stdout, r.stdout
+    assert (
+        r.exit_code == 0
+        and f"{wrong.name}" in r.stdout
+        and "its name and its attributes disagree" in r.stdout
+    ), r.stdout

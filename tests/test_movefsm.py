@@ -1,13 +1,14 @@
 """The move-pruning machine: exactly the paths a plain rule allows, and no optimal solution lost."""
+
 from collections import deque
 
 import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board
-from patterndb.files.machines import load_or_build, machine_path, read_machine
-from patterndb.errors import TableError
 from patterndb.build.movefsm import build, undo_machine
+from patterndb.errors import TableError
+from patterndb.files.machines import load_or_build, machine_path, read_machine
 from solver import solve
 from solver.api import Options, make_plan, prepare, run
 from solver.ida import Driver, StopFlag, ThreadBackend
@@ -22,8 +23,12 @@ def machine_paths(m, shape, blank, depth):
     nbrs = shape.neighbours
     paths = [((blank,), int(m.start[blank]))]
     for _ in range(depth):
-        paths = [(p + (int(nbrs[p[-1], d]),), int(m.transitions[s, d]))
-                 for p, s in paths for d in range(4) if m.transitions[s, d] >= 0]
+        paths = [
+            (p + (int(nbrs[p[-1], d]),), int(m.transitions[s, d]))
+            for p, s in paths
+            for d in range(4)
+            if m.transitions[s, d] >= 0
+        ]
     return [list(p) for p, _ in paths]
 
 
@@ -32,10 +37,22 @@ def test_machine_allows_exactly_the_paths_without_a_redundant_subpath(rows, cols
     shape = Shape(rows, cols)
     m = build(shape, depth)
     redundant = naive.redundant_paths(rows, cols, depth)
-    assert m.forbidden.sum() == len([p for p in redundant if not any(
-        p[i:j] in redundant for i in range(len(p)) for j in range(i + 2, len(p) + 1) if (i, j) != (0, len(p)))])
+    assert m.forbidden.sum() == len(
+        [
+            p
+            for p in redundant
+            if not any(
+                p[i:j] in redundant
+                for i in range(len(p))
+                for j in range(i + 2, len(p) + 1)
+                if (i, j) != (0, len(p))
+            )
+        ]
+    )
     for blank in range(shape.n):
-        assert machine_paths(m, shape, blank, depth + 2) == naive.blank_paths(rows, cols, blank, depth + 2, redundant)
+        assert machine_paths(m, shape, blank, depth + 2) == naive.blank_paths(
+            rows, cols, blank, depth + 2, redundant
+        )
 
 
 @pytest.mark.parametrize("rows, cols", [(2, 2), (3, 3), (3, 4), (5, 5)])
@@ -46,10 +63,17 @@ def test_undo_machine_is_the_searched_machine_of_depth_2(rows, cols):
         want = naive.blank_paths(rows, cols, blank, 6)
         assert machine_paths(m, shape, blank, 6) == want
         if shape.n > 4:  # (on 2x2 every depth has two paths: the frontier stops at depth 1)
-            assert frontier(m.transitions, shape.neighbours, int(m.start[blank]), blank, len(want))[0].tolist() == want
+            assert (
+                frontier(m.transitions, shape.neighbours, int(m.start[blank]), blank, len(want))[
+                    0
+                ].tolist()
+                == want
+            )
 
 
-@pytest.mark.parametrize("rows, cols, depth, radius", [(3, 3, 14, 20), (3, 4, 14, 15), (2, 2, 12, 20)])
+@pytest.mark.parametrize(
+    "rows, cols, depth, radius", [(3, 3, 14, 20), (3, 4, 14, 15), (2, 2, 12, 20)]
+)
 def test_every_state_is_reached_at_its_distance(rows, cols, depth, radius):
     """From the goal, the allowed paths reach every state within radius by a shortest path
     (plain breadth-first search gives the distances): no optimal solution is pruned."""
@@ -92,9 +116,16 @@ def test_pruned_idastar_is_optimal_on_8_puzzles(data_dir, rng):
     """IDA* with Manhattan and the depth-14 machine against the exact table."""
     goal = make_goal(Shape(3, 3), "blank-first")
     board, frame = prepare(str(goal), "blank-first")
-    plan = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=14, jobs=1))
-    plain = make_plan(frame, Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=2, jobs=1))
-    exact = make_plan(frame, Options(data_dir=data_dir))  # the exact table's walk, its table read once
+    plan = make_plan(
+        frame,
+        Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=14, jobs=1),
+    )
+    plain = make_plan(
+        frame,
+        Options(algorithm="idastar", heuristic="manhattan", data_dir=data_dir, prune=2, jobs=1),
+    )
+    # the exact table's walk, its table read once
+    exact = make_plan(frame, Options(data_dir=data_dir))
     fewer = 0
     for _ in range(1500):
         b = random_board(Shape(3, 3), goal, rng)
@@ -113,7 +144,9 @@ def test_counts_equal_plain_recursive_idastar_with_pruning(rng, tmp_path):
     for _ in range(6):
         b = random_board(Shape(3, 3), goal, rng)
         p, _ = problem(str(b), heuristic="manhattan", prune=10, data_dir=tmp_path)
-        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3), redundant)
+        length, its = naive.idastar(
+            tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3), redundant
+        )
         for split in (0, 10**12):
             out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
             assert len(out.path) - 1 == length
@@ -131,6 +164,7 @@ def test_machine_file_is_cached_checked_and_rebuilt(tmp_path):
     with pytest.raises(TableError, match="cols=3, not 4"):
         read_machine(path, Shape(3, 4), 8)
     import h5py
+
     with h5py.File(path, "r+") as f:  # one transition redirected: the checksum no longer matches
         t = f["transitions"]
         t[0, 1] = t[0, 3] if t[0, 1] != t[0, 3] else -1
@@ -144,8 +178,14 @@ def test_machine_file_is_cached_checked_and_rebuilt(tmp_path):
 
 
 def test_prune_option_and_depth_check(data_dir):
-    sol = solve("1 2 3 4 5 6 7 _ 8", "blank-last", algorithm="idastar", heuristic="manhattan", data_dir=data_dir,
-                prune=12)
+    sol = solve(
+        "1 2 3 4 5 6 7 _ 8",
+        "blank-last",
+        algorithm="idastar",
+        heuristic="manhattan",
+        data_dir=data_dir,
+        prune=12,
+    )
     assert sol.length == 1
     with pytest.raises(Exception, match="from 2 to"):
         solve("1 2 3 4 5 6 7 _ 8", "blank-last", algorithm="idastar", data_dir=data_dir, prune=1)
@@ -203,8 +243,12 @@ def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatc
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     logs: list[str] = []
     got = []
-    threads = [threading.Thread(target=lambda: got.append(load_or_build(Shape(3, 3), 9, tmp_path, logs.append)))
-               for _ in range(3)]
+    threads = [
+        threading.Thread(
+            target=lambda: got.append(load_or_build(Shape(3, 3), 9, tmp_path, logs.append))
+        )
+        for _ in range(3)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -214,7 +258,9 @@ def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatc
     assert sum("another process built" in line for line in logs) == 2, logs
 
 
-@pytest.mark.parametrize("rows, cols, depth", [(2, 2, 12), (2, 3, 16), (3, 3, 16), (2, 4, 14), (3, 4, 13), (4, 4, 13)])
+@pytest.mark.parametrize(
+    "rows, cols, depth", [(2, 2, 12), (2, 3, 16), (3, 3, 16), (2, 4, 14), (3, 4, 13), (4, 4, 13)]
+)
 def test_the_build_cost_errs_high(rows, cols, depth):
     """The estimate made from a search of 10 moves is never below the real build's paths."""
     from patterndb.build.movefsm import _search, build_cost
@@ -233,12 +279,14 @@ def test_the_build_cost_errs_high_on_memory_measured():
     import subprocess
     import sys
 
-    code = ("from patterndb import Shape; from patterndb.build.movefsm import build, build_cost\n"
-            "def kb(field): return int(next(l for l in open('/proc/self/status') if l.startswith(field)).split()[1])\n"
-            "build(Shape(3, 3), 6); cost = build_cost(Shape(5, 5), 14)\n"
-            "open('/proc/self/clear_refs', 'w').write('5'); before = kb('VmRSS')\n"
-            "build(Shape(5, 5), 14)\n"
-            "print((kb('VmHWM') - before) * 1024, cost.bytes)")
+    code = (
+        "from patterndb import Shape; from patterndb.build.movefsm import build, build_cost\n"
+        "def kb(field): return int(next(l for l in open('/proc/self/status') if l.startswith(field)).split()[1])\n"
+        "build(Shape(3, 3), 6); cost = build_cost(Shape(5, 5), 14)\n"
+        "open('/proc/self/clear_refs', 'w').write('5'); before = kb('VmRSS')\n"
+        "build(Shape(5, 5), 14)\n"
+        "print((kb('VmHWM') - before) * 1024, cost.bytes)"
+    )
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if got.returncode != 0 and "clear_refs" in got.stderr:
         pytest.skip("peak RSS cannot be reset here (/proc/self/clear_refs)")
@@ -266,10 +314,28 @@ def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, 
     monkeypatch.setattr(machines, "available_memory", lambda: 1 << 30)
     monkeypatch.setattr(machines, "build", lambda shape, depth: pytest.fail("built anyway"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    with pytest.raises(TableError, match=r"depth 20 would need about \d+\.\d GiB to build and 1\.0 GiB is available"):
+    with pytest.raises(
+        TableError,
+        match=r"depth 20 would need about \d+\.\d GiB to build and 1\.0 GiB is available",
+    ):
         load_or_build(Shape(4, 4), 20, tmp_path)
-    r = CliRunner().invoke(main, ["solve", "--size", "4", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 _ 15", "-a", "idastar",
-                                  "--heuristic", "manhattan", "--prune", "20", "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        main,
+        [
+            "solve",
+            "--size",
+            "4",
+            "1 2 3 4 5 6 7 8 9 10 11 12 13 14 _ 15",
+            "-a",
+            "idastar",
+            "--heuristic",
+            "manhattan",
+            "--prune",
+            "20",
+            "--data-dir",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 3 and "choose a smaller depth (the default is 14)" in r.output
     assert not list(tmp_path.glob("moves-*"))
 
@@ -278,8 +344,8 @@ def test_the_default_depth_falls_back_to_a_shallower_machine_that_fits(tmp_path,
     """5x5 prunes to depth 18 unless told; where that machine's build would not fit in the
     memory at hand and none is kept, the deepest that fits serves (here 14, past 16), said a
     line a depth; one kept is used."""
-    from patterndb.files import machines
     from patterndb.build.movefsm import build_cost
+    from patterndb.files import machines
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     shape = Shape(5, 5)
@@ -289,14 +355,21 @@ def test_the_default_depth_falls_back_to_a_shallower_machine_that_fits(tmp_path,
     logs = []
     m = machines.load_default(shape, tmp_path, logs.append)
     assert m.depth == 14 and machine_path(tmp_path, shape, 14).exists()
-    assert not machine_path(tmp_path, shape, 16).exists() and not machine_path(tmp_path, shape, 18).exists()
+    assert (
+        not machine_path(tmp_path, shape, 16).exists()
+        and not machine_path(tmp_path, shape, 18).exists()
+    )
     for deep, shallow in ((18, 16), (16, 14)):
-        assert any(line.endswith(f"is available: pruning to depth {shallow} instead") and f"depth {deep} would need" in line
-                   for line in logs), logs
+        assert any(
+            line.endswith(f"is available: pruning to depth {shallow} instead")
+            and f"depth {deep} would need" in line
+            for line in logs
+        ), logs
     monkeypatch.setattr(machines, "available_memory", lambda: 1 << 20)
     logs.clear()
     assert machines.load_default(shape, tmp_path / "other", logs.append).depth < 12
     assert sum("pruning to depth" in line for line in logs) >= 4, logs
-    kept = m._replace(depth=18)  # (a depth-14 machine filed as 18: cheaper than a build, and as readable)
+    # (a depth-14 machine filed as 18: cheaper than a build, and as readable)
+    kept = m._replace(depth=18)
     machines.write_machine(machine_path(tmp_path, shape, 18), shape, kept, 1.0)
     assert machines.load_default(shape, tmp_path).depth == 18

@@ -1,24 +1,32 @@
 """4-bit tables: lossless against the byte tables, same search, half the size."""
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, make_goal
 from patterndb.build.additive import build_pattern
-from patterndb.files.catalog import build_pattern_file, load_pattern, pack_pattern_file
-from patterndb.cli.commands import main as pdb
 from patterndb.build.nibbles import goal_md, pack, unpack
-from patterndb.puzzle.patterns import parse_partition
+from patterndb.cli.commands import main as pdb
 from patterndb.files.attrs import is_packed
+from patterndb.files.catalog import build_pattern_file, load_pattern, pack_pattern_file
 from patterndb.files.store import read_attrs
+from patterndb.puzzle.patterns import parse_partition
 from solver import solve
 
 from . import naive
 from .instances import korf
 
 
-@pytest.mark.parametrize("rows, cols, cells, blank", [
-    (3, 3, (1, 2, 3, 4), 0), (2, 4, (4, 5, 6, 7), 0), (3, 4, (1, 2, 3, 4, 5), 0), (4, 4, (1, 2, 5), 0)])
+@pytest.mark.parametrize(
+    "rows, cols, cells, blank",
+    [
+        (3, 3, (1, 2, 3, 4), 0),
+        (2, 4, (4, 5, 6, 7), 0),
+        (3, 4, (1, 2, 3, 4, 5), 0),
+        (4, 4, (1, 2, 5), 0),
+    ],
+)
 def test_pack_is_lossless(rows, cols, cells, blank):
     shape = Shape(rows, cols)
     table, _, _ = build_pattern(shape.neighbours, cols, np.array(cells), blank)
@@ -64,7 +72,8 @@ def test_same_nodes_as_byte_tables_on_15_puzzles(tmp_path):
     r = CliRunner().invoke(pdb, ["verify", *map(str, nib_dir.glob("pdb-*.h5"))])
     assert r.exit_code == 0 and r.stdout.count("OK") == 3
     assert sum(f.stat().st_size for f in nib_dir.glob("pdb-*.h5")) < 0.55 * sum(
-        f.stat().st_size for f in byte_dir.glob("pdb-*.h5"))
+        f.stat().st_size for f in byte_dir.glob("pdb-*.h5")
+    )
     for board, want in map(korf, range(12)):
         a = solve(board, "blank-first", pattern="5-5-5", data_dir=byte_dir, jobs=1)
         b = solve(board, "blank-first", pattern="5-5-5", data_dir=nib_dir, jobs=1)

@@ -1,4 +1,5 @@
 """The IDA* driver: subtree split, threads, stopping, checkpoints, each against plain references."""
+
 import json
 import threading
 import time
@@ -7,18 +8,18 @@ import numpy as np
 import pytest
 
 from patterndb import Shape, make_goal, random_board, scramble
+from patterndb.build.movefsm import undo_machine
 from patterndb.files.catalog import build_pattern_file
 from patterndb.puzzle.frame import Frame
-from patterndb.build.movefsm import undo_machine
 from patterndb.puzzle.patterns import parse_catalog
 from solver import solve
 from solver.api import Control, Options, make_plan, prepare
-from solver.ida.checkpoint import Checkpoint, CheckpointError, digest
 from solver.ida import Driver, Problem, StopFlag, ThreadBackend
-from solver.search.moves import FOUND, LIMIT, METER, STOP_EVERY
+from solver.ida.checkpoint import Checkpoint, CheckpointError, digest
 from solver.ida.subtree_order import GROWTH_POWER, search_order
-from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.ida.threads import run_chunk
+from solver.search.moves import FOUND, LIMIT, METER, STOP_EVERY
+from solver.search.subtrees import EXPANDED, STATUS, frontier
 from solver.solution import SearchStopped
 
 from . import naive
@@ -29,8 +30,13 @@ def problem(board, goal="blank-first", **opts):
     b, frame = prepare(board, goal)
     plan = make_plan(frame, Options(algorithm="idastar", **opts))
     canon = frame.to_canonical(b)
-    return Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64),
-                   plan.heuristic.H, b.shape.neighbours, plan.machine), plan
+    return Problem(
+        canon.tiles.astype(np.int64),
+        frame.canonical_goal.tiles.astype(np.int64),
+        plan.heuristic.H,
+        b.shape.neighbours,
+        plan.machine,
+    ), plan
 
 
 def counts(outcome):
@@ -49,7 +55,9 @@ def assert_counts(outcome, its, split):
         assert got == its
 
 
-@pytest.mark.parametrize("rows, cols, blank, depth", [(3, 3, 0, 6), (3, 3, 4, 5), (4, 4, 5, 7), (2, 4, 7, 8)])
+@pytest.mark.parametrize(
+    "rows, cols, blank, depth", [(3, 3, 0, 6), (3, 3, 4, 5), (4, 4, 5, 7), (2, 4, 7, 8)]
+)
 def test_frontier_is_every_blank_path_in_dfs_order(rows, cols, blank, depth):
     nbrs = Shape(rows, cols).neighbours
     want = naive.blank_paths(rows, cols, blank, depth)
@@ -73,7 +81,9 @@ def test_counts_equal_plain_recursive_idastar(rng, split_nodes):
         b = random_board(Shape(3, 3), goal, rng)
         p, _ = problem(str(b), heuristic="manhattan")
         out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split_nodes).run()
-        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3))
+        length, its = naive.idastar(
+            tuple(b.tiles.tolist()), gt, 3, 3, lambda s: naive.manhattan(s, gt, 3)
+        )
         assert out.status == "found" and len(out.path) - 1 == length
         assert_counts(out, its, split_nodes < 10**12)
 
@@ -103,11 +113,18 @@ def test_the_solving_iteration_searches_the_fastest_growing_big_subtrees_first(p
     paths, first = p.frontier()
 
     def alone(bound):
-        return np.array([run_chunk(p, paths, first, np.array([i]), bound, 0, np.zeros(1, np.int64))[0][0]
-                         for i in range(len(paths))])
+        return np.array(
+            [
+                run_chunk(p, paths, first, np.array([i]), bound, 0, np.zeros(1, np.int64))[0][0]
+                for i in range(len(paths))
+            ]
+        )
 
     prior, before, last = alone(its[-3].bound), alone(its[-2].bound), alone(its[-1].bound)
-    assert before[:, EXPANDED].sum() == its[-2].expanded and prior[:, EXPANDED].sum() == its[-3].expanded
+    assert (
+        before[:, EXPANDED].sum() == its[-2].expanded
+        and prior[:, EXPANDED].sum() == its[-3].expanded
+    )
     order = search_order(np.arange(len(paths)), before[:, EXPANDED], prior[:, EXPANDED])
 
     def up_to_solution(order):
@@ -133,7 +150,10 @@ def test_search_order_by_growth_against_a_plain_sort(rng):
         before = rng.integers(0, 30, n)
         sizes = before * rng.integers(0, 4, n) + rng.integers(0, 3, n)
         todo = np.flatnonzero(rng.random(n) < 0.7)
-        key = {i: (sizes[i] + 1) * ((sizes[i] + 1) / (before[i] + 1)) ** GROWTH_POWER for i in todo.tolist()}
+        key = {
+            i: (sizes[i] + 1) * ((sizes[i] + 1) / (before[i] + 1)) ** GROWTH_POWER
+            for i in todo.tolist()
+        }
         want = sorted(todo.tolist(), key=lambda i: -key[i])
         assert search_order(todo, sizes, before).tolist() == want
     # a subtree that grew 4x beats one twice its size that grew 2x; biggest first would not
@@ -172,7 +192,11 @@ def test_node_limit_and_timeout_raise_with_what_was_proven():
         solve(board, "blank-first", heuristic="manhattan", timeout=0.5, jobs=2)
     assert e.value.reason == "timeout" and time.monotonic() - t < 2.5
     d = e.value.to_dict()
-    assert d["optimal"] is False and d["interrupted"] is True and d["lower_bound"] == e.value.lower_bound
+    assert (
+        d["optimal"] is False
+        and d["interrupted"] is True
+        and d["lower_bound"] == e.value.lower_bound
+    )
 
 
 def test_a_kernel_stops_where_the_threads_shared_node_meter_runs_out(pdb_dir):
@@ -184,15 +208,21 @@ def test_a_kernel_stops_where_the_threads_shared_node_meter_runs_out(pdb_dir):
     rows = "5-5-5+1-5/6-10/11-15"
     for g in parse_catalog(rows, frame)[1]:
         build_pattern_file(frame, g, pdb_dir)
-    for opts in (dict(heuristic="manhattan"), dict(pattern="5-5-5", data_dir=pdb_dir),
-                 dict(pattern=rows, data_dir=pdb_dir)):
+    for opts in (
+        dict(heuristic="manhattan"),
+        dict(pattern="5-5-5", data_dir=pdb_dir),
+        dict(pattern=rows, data_dir=pdb_dir),
+    ):
         p, _ = problem(board, **opts)
         paths, first = p.frontier()
         chunk = np.arange(len(paths))
-        bound, whole = want - 24, 0  # an iteration far below the optimum (no solution), of 20,000 nodes or more
+        # an iteration far below the optimum (no solution), of 20,000 nodes or more
+        bound, whole = want - 24, 0
         while whole < 20_000:
             bound += 2
-            whole = run_chunk(p, paths, first, chunk, bound, 0, StopFlag().flag)[0][:, EXPANDED].sum()
+            whole = run_chunk(p, paths, first, chunk, bound, 0, StopFlag().flag)[0][
+                :, EXPANDED
+            ].sum()
         for left in (1, 7, 5000, whole // 3):
             stop = StopFlag()
             stop.meter(10**6)
@@ -212,8 +242,14 @@ def test_a_node_limit_with_two_threads_is_passed_by_less_than_one_look(limit):
     (a few nodes, up to STOP_EVERY where a thread is preempted between two looks)."""
     board, want = korf(2)
     with pytest.raises(SearchStopped, match="node limit") as e:
-        solve(board, "blank-first", heuristic="manhattan", max_nodes=limit, jobs=2,
-              control=Control(split_nodes=1000))
+        solve(
+            board,
+            "blank-first",
+            heuristic="manhattan",
+            max_nodes=limit,
+            jobs=2,
+            control=Control(split_nodes=1000),
+        )
     assert e.value.reason == "limit" and e.value.lower_bound <= want
     assert limit <= e.value.nodes_expanded <= limit + STOP_EVERY, e.value.nodes_expanded
 
@@ -226,14 +262,23 @@ def test_checkpoint_resume_gives_the_uninterrupted_counts(pdb_dir, tmp_path):
     assert whole.iterations[-1]["subtrees"] > 1000
     ck = tmp_path / "k2.json"
     with pytest.raises(SearchStopped):
-        solve(board, **kw, max_nodes=whole.nodes_expanded // 2, control=Control(split_nodes=0, checkpoint=ck))
+        solve(
+            board,
+            **kw,
+            max_nodes=whole.nodes_expanded // 2,
+            control=Control(split_nodes=0, checkpoint=ck),
+        )
     saved = json.loads(ck.read_text())["state"]
     assert 0 < saved["subtrees_done"] < saved["subtrees"]  # stopped inside a split iteration
     resumed = solve(board, **kw, control=Control(split_nodes=0, checkpoint=ck))
     assert resumed.length == whole.length == want
-    assert resumed.nodes_expanded == whole.nodes_expanded and resumed.nodes_generated == whole.nodes_generated
-    assert [(i["bound"], i["expanded"]) for i in resumed.iterations] == \
-           [(i["bound"], i["expanded"]) for i in whole.iterations]
+    assert (
+        resumed.nodes_expanded == whole.nodes_expanded
+        and resumed.nodes_generated == whole.nodes_generated
+    )
+    assert [(i["bound"], i["expanded"]) for i in resumed.iterations] == [
+        (i["bound"], i["expanded"]) for i in whole.iterations
+    ]
     again = solve(board, **kw, checkpoint=ck)  # solved: answered from the file
     assert again.moves == resumed.moves and again.nodes_expanded == resumed.nodes_expanded
 
@@ -270,11 +315,13 @@ def test_blank_last_and_5x5_through_threads(rng):
     for shape, moves in ((Shape(4, 4), 60), (Shape(5, 5), 30)):
         goal = make_goal(shape, "blank-last")
         b = scramble(goal, moves, rng)
-        prune = 12 if shape.n == 25 else None  # (5x5's default machine, depth 18, takes minutes to build; 12 a second)
+        # (5x5's default machine, depth 18, takes minutes to build; 12 a second)
+        prune = 12 if shape.n == 25 else None
         one = solve(b, heuristic="linear-conflict", jobs=1, prune=prune)
         two = solve(b, heuristic="linear-conflict", jobs=2, prune=prune)
         assert one.length == two.length and naive.replay(
-            tuple(b.tiles.tolist()), two.moves, shape.rows, shape.cols) == tuple(goal.tiles.tolist())
+            tuple(b.tiles.tolist()), two.moves, shape.rows, shape.cols
+        ) == tuple(goal.tiles.tolist())
 
 
 def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_path):
@@ -301,7 +348,11 @@ def test_stop_right_after_an_iteration_resumes_at_the_next_bound(pdb_dir, tmp_pa
     ck = tmp_path / "k.json"
     stop = StopFlag()
     with pytest.raises(SearchStopped) as e:
-        solve(board, **kw, control=Control(stop=stop, listener=StopAfterSecondIteration(stop), checkpoint=ck))
+        solve(
+            board,
+            **kw,
+            control=Control(stop=stop, listener=StopAfterSecondIteration(stop), checkpoint=ck),
+        )
     saved = json.loads(ck.read_text())["state"]
     assert len(saved["iterations"]) == 2 and saved["bound"] > saved["iterations"][-1]["bound"]
     assert e.value.lower_bound == saved["bound"]  # the finished iteration counts as proven
@@ -344,8 +395,10 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
     stop = StopFlag()
 
     def waiting(self, call):
-        if not waited:  # the stop comes a second after the iteration moved to its thread (not while the
-            threading.Timer(1.0, stop.request, ("interrupted",)).start()  # first ones load their kernels)
+        # the stop comes a second after the iteration moved to its thread (not while the
+        if not waited:
+            # first ones load their kernels)
+            threading.Timer(1.0, stop.request, ("interrupted",)).start()
         waited.append(time.monotonic())
         return real_waiting(self, call)
 
@@ -355,7 +408,9 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
     assert 0 < out.lower_bound <= want and out.path == [] and out.state.unfinished_expanded > 0
     assert waited  # (one ran in a thread)
     t = time.monotonic()
-    out = Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12, deadline=time.monotonic() + 1.0).run()
+    out = Driver(
+        p, ThreadBackend(2), StopFlag(), split_nodes=10**12, deadline=time.monotonic() + 1.0
+    ).run()
     assert out.status == "timeout" and time.monotonic() - t < 2.5
     real = par.kernels()
 
@@ -364,7 +419,9 @@ def test_a_root_iteration_in_a_thread_of_its_own_stops_times_out_and_raises(monk
             raise MemoryError("simulated")
         return real.search_root(*a)
 
-    monkeypatch.setattr(par, "kernels", lambda: SimpleNamespace(**{**vars(real), "search_root": failing}))
+    monkeypatch.setattr(
+        par, "kernels", lambda: SimpleNamespace(**{**vars(real), "search_root": failing})
+    )
     with pytest.raises(RuntimeError, match="search thread failed.*simulated"):
         Driver(p, ThreadBackend(2), StopFlag(), split_nodes=10**12).run()
 
@@ -380,7 +437,8 @@ def test_a_root_iteration_runs_in_the_calling_thread_only_where_it_is_expected_t
     fast = [Iteration(40, 1_000_000, 2_000_000, 0.1, 1)]  # 10 M expansions a second
     assert Driver._inline(fast, 0.9 * par.INLINE_SECONDS * 1e7)
     assert not Driver._inline(fast, 1.1 * par.INLINE_SECONDS * 1e7)
-    assert not Driver._inline([Iteration(40, 0, 0, 0.01, 1)], 1e9)  # nothing expanded yet: by its time
+    # nothing expanded yet: by its time
+    assert not Driver._inline([Iteration(40, 0, 0, 0.01, 1)], 1e9)
     seen = []
     t = threading.Thread(target=lambda: seen.append(Driver._inline(fast, 1e12)))
     t.start()
@@ -402,7 +460,10 @@ def test_a_far_backend_leaves_split_iterations_expected_small_to_the_threads_her
     p, _ = problem(korf(0)[0], heuristic="manhattan")
     d = Driver(p, far, StopFlag())
     n = d.nearby.jobs
-    root = [Iteration(50, 2_000_000, 0, 0.5, 1), Iteration(52, 9_000_000, 0, 9.0, 64)]  # one thread: 4 M/s
+    root = [
+        Iteration(50, 2_000_000, 0, 0.5, 1),
+        Iteration(52, 9_000_000, 0, 9.0, 64),
+    ]  # one thread: 4 M/s
     assert d._split_backend(0.99 * n * 4e6, root) is d.nearby
     assert d._split_backend(1.01 * n * 4e6, root) is far
     assert d._split_backend(0.99 * n * Rate.GUESS, []) is d.nearby

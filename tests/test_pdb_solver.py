@@ -1,5 +1,6 @@
 """Solving with pattern databases: optimality on Korf instances, admissibility,
 consistency and the reflection, each against independent references."""
+
 import numpy as np
 import pytest
 
@@ -15,7 +16,9 @@ from .instances import korf
 
 
 def _replays(sol, rows, cols):
-    return naive.replay(tuple(sol.board.tiles.tolist()), sol.moves, rows, cols) == tuple(sol.goal.tiles.tolist())
+    return naive.replay(tuple(sol.board.tiles.tolist()), sol.moves, rows, cols) == tuple(
+        sol.goal.tiles.tolist()
+    )
 
 
 @pytest.mark.parametrize("index", [0, 1, 3, 7, 10, 54])
@@ -51,7 +54,9 @@ def test_pdb_admissible_on_all_8puzzle_states_and_not_called_consistent(pdb_dir)
         gap = (dist - hv).mean()
         assert 0 < gap < 0.3 * dist.mean()
         index = {tuple(b): v for b, v in zip(boards.tolist(), hv)}
-        worst = max(abs(index[nb] - v) for b, v in index.items() for nb in naive.successors(b, 3, 3))
+        worst = max(
+            abs(index[nb] - v) for b, v in index.items() for nb in naive.successors(b, 3, 3)
+        )
         # The min over blank regions makes the tables inconsistent; the claim must say so.
         assert h.consistent == (worst <= 1) and worst > 1
 
@@ -93,6 +98,7 @@ def test_missing_tables_name_the_build_command(tmp_path):
 def test_pdb_files_explicit(pdb_dir):
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     from patterndb.files.catalog import pattern_path
+
     files = [pattern_path(pdb_dir, frame, g) for g in parse_partition("5-5-5", frame)]
     board, want = korf(3)
     sol = solve(board, "blank-first", pdb_files=files)
@@ -116,8 +122,10 @@ def test_solve_reuses_loaded_tables_until_a_file_changes(pdb_dir, monkeypatch):
     assert len(loads) == 1
     frame = Frame.for_goal(make_goal(Shape(4, 4), "blank-first"))
     from patterndb.files.catalog import pattern_path
+
     p = pattern_path(pdb_dir, frame, parse_partition("5-5-5", frame)[0])
     st = p.stat()
-    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the file changed: load and check it again
+    # the file changed: load and check it again
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     solve(korf(0)[0], "blank-first", pattern="5-5-5", data_dir=pdb_dir)
     assert len(loads) == 2

@@ -1,4 +1,5 @@
 """The biggest subtrees cut into pieces (solver.ida.pieces): same nodes, exact counts, exact resumes."""
+
 import json
 import threading
 
@@ -9,8 +10,8 @@ from patterndb import Shape
 from patterndb.build.movefsm import undo_machine
 from solver import solve
 from solver.api import Control
-from solver.ida.checkpoint import Checkpoint, identity
 from solver.ida import Driver, StopFlag, ThreadBackend
+from solver.ida.checkpoint import Checkpoint, identity
 from solver.ida.pieces import MAX_PIECES, SHARE, Tally, cut
 from solver.search.subtrees import EXPANDED, frontier
 from solver.solution import SearchStopped
@@ -43,12 +44,15 @@ def test_pieces_are_every_allowed_path_below_their_subtree_in_dfs_order():
     for i, path in enumerate(paths.tolist()):
         if i in (3, 10):  # every undo-free blank walk extending it, to the pieces' depth
             d = len(rows[int(np.flatnonzero(p.base == i)[0])]) - 1
-            want += [w for w in naive.blank_paths(4, 4, blank, d) if tuple(w[: len(path)]) == tuple(path)]
+            want += [
+                w for w in naive.blank_paths(4, 4, blank, d) if tuple(w[: len(path)]) == tuple(path)
+            ]
         else:
             want.append(tuple(path))
     assert rows == [tuple(w) for w in want]
-    assert np.bincount(p.base).tolist() == [1] * 3 + [np.sum(p.base == 3)] + [1] * 6 + [np.sum(p.base == 10)] + \
-        [1] * (len(paths) - 11)
+    assert np.bincount(p.base).tolist() == [1] * 3 + [np.sum(p.base == 3)] + [1] * 6 + [
+        np.sum(p.base == 10)
+    ] + [1] * (len(paths) - 11)
     assert np.ceil(1e6 / (sizes.sum() / (SHARE * 2))) <= np.sum(p.base == 3) <= MAX_PIECES * 3
     # counting depths: where each path leaves the one before (a subtree's first piece: its subtree's)
     for k in range(1, len(rows)):
@@ -57,7 +61,9 @@ def test_pieces_are_every_allowed_path_below_their_subtree_in_dfs_order():
             j += 1
         assert p.first[k] == j
     # the order: subtrees in todo's order, each subtree's pieces together in DFS order
-    assert [int(p.base[k]) for k in p.order] == [i for i in todo for _ in range(np.sum(p.base == i))]
+    assert [int(p.base[k]) for k in p.order] == [
+        i for i in todo for _ in range(np.sum(p.base == i))
+    ]
     assert all(np.all(np.diff(p.order[p.base[p.order] == i]) == 1) for i in (3, 10))
 
 
@@ -82,8 +88,16 @@ def test_cut_asks_the_kernel_registry_for_its_frontier():
         return frontier(*args)
 
     with aot.serving(SimpleNamespace(frontier=recorded)):
-        p = cut(m.transitions, shape.neighbours, int(m.start[blank]), paths, first, np.arange(len(paths)), sizes,
-                jobs=2)
+        p = cut(
+            m.transitions,
+            shape.neighbours,
+            int(m.start[blank]),
+            paths,
+            first,
+            np.arange(len(paths)),
+            sizes,
+            jobs=2,
+        )
     assert p.cut and len(calls) == 1 and np.sum(p.base == 3) >= calls[0]
 
 
@@ -108,7 +122,10 @@ def test_cut_searches_count_every_complete_iteration_as_the_serial_one(pdb_dir, 
         serial = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=10**12).run()
         many = Driver(p, ThreadBackend(jobs), StopFlag(), split_nodes=0).run()
         assert len(many.path) - 1 == want and reaches_goal(p, many.path)
-        assert counts(many)[:-1] == counts(serial)[:-1] and counts(many)[-1][0] == counts(serial)[-1][0]
+        assert (
+            counts(many)[:-1] == counts(serial)[:-1]
+            and counts(many)[-1][0] == counts(serial)[-1][0]
+        )
 
 
 def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_dir, tmp_path):
@@ -119,37 +136,63 @@ def test_a_search_stopped_with_pieces_half_done_resumes_to_the_exact_counts(pdb_
     whole = solve(board, **kw, jobs=1, control=Control(split_nodes=0))
     ck = tmp_path / "k.json"
     with pytest.raises(SearchStopped):
-        solve(board, **kw, jobs=8, max_nodes=int(whole.nodes_expanded * 0.6),
-              control=Control(split_nodes=0, checkpoint=ck))
+        solve(
+            board,
+            **kw,
+            jobs=8,
+            max_nodes=int(whole.nodes_expanded * 0.6),
+            control=Control(split_nodes=0, checkpoint=ck),
+        )
     saved = json.loads(ck.read_text())["state"]
     assert 0 < saved["subtrees_done"] < saved["subtrees"]
     resumed = solve(board, **kw, jobs=1, control=Control(split_nodes=0, checkpoint=ck))
     assert resumed.length == want
-    assert [(i["bound"], i["expanded"], i["generated"]) for i in resumed.iterations[:-1]] == \
-           [(i["bound"], i["expanded"], i["generated"]) for i in whole.iterations[:-1]]
+    assert [(i["bound"], i["expanded"], i["generated"]) for i in resumed.iterations[:-1]] == [
+        (i["bound"], i["expanded"], i["generated"]) for i in whole.iterations[:-1]
+    ]
 
 
 def test_tally_adds_a_subtree_once_all_its_pieces_are_done():
     from solver.ida.pieces import Pieces
-    p = Pieces(np.arange(4, dtype=np.int64)[:, None], np.zeros(4, np.int64), np.array([0, 1, 1, 2]), np.arange(4),
-               None)
+
+    p = Pieces(
+        np.arange(4, dtype=np.int64)[:, None],
+        np.zeros(4, np.int64),
+        np.array([0, 1, 1, 2]),
+        np.arange(4),
+        None,
+    )
     a = lambda *x: np.array(x, dtype=np.int64)
     t = Tally(p, 3)
     done, some = t.add(a(1), a(5), a(9), a(40))
     assert done.tolist() == [] and some.tolist() == [1]
     kept = t.progress(1)
-    assert (kept.pieces, kept.done.tolist(), kept.expanded, kept.generated, kept.next_f) == (2, [True, False], 5, 9, 40)
+    assert (kept.pieces, kept.done.tolist(), kept.expanded, kept.generated, kept.next_f) == (
+        2,
+        [True, False],
+        5,
+        9,
+        40,
+    )
     done, some = t.add(a(2), a(2), a(3), a(38))
     assert done.tolist() == [1] and some.tolist() == [] and t.expanded[1] == 7 and t.next_f[1] == 38
     # one batch: both pieces of subtree 1 (in any order) and the whole of subtree 2, nothing of 0
     t = Tally(p, 3)
     assert t.add(a(2, 3, 1), a(5, 4, 2), a(9, 8, 3), a(40, 50, 38))[0].tolist() == [1, 2]
-    assert t.expanded.tolist() == [0, 7, 4] and t.generated.tolist() == [0, 12, 8] and t.next_f[1:].tolist() == [38, 50]
+    assert (
+        t.expanded.tolist() == [0, 7, 4]
+        and t.generated.tolist() == [0, 12, 8]
+        and t.next_f[1:].tolist() == [38, 50]
+    )
     assert t.add(a(0), a(1), a(1), a(60))[0].tolist() == [0]
     # a saved piece counts as finished where the cut has the same pieces, and not otherwise
     t = Tally(p, 3)
     assert t.resume({1: kept}) == {1: kept} and t.finished.tolist() == [False, True, False, False]
-    assert t.add(a(2), a(2), a(3), a(38))[0].tolist() == [1] and t.expanded[1] == 7 and t.next_f[1] == 38
+    assert (
+        t.add(a(2), a(2), a(3), a(38))[0].tolist() == [1]
+        and t.expanded[1] == 7
+        and t.next_f[1] == 38
+    )
     other = Pieces(np.arange(4, dtype=np.int64)[::-1, None].copy(), p.first, p.base, p.order, None)
     t = Tally(other, 3)
     assert t.resume({1: kept}) == {} and not t.finished.any() and t.expanded[1] == 0
@@ -167,7 +210,9 @@ def test_a_subtrees_pieces_keep_their_digest_when_a_resume_cuts_less_of_the_rest
     paths, first = frontier(m.transitions, nbrs, int(m.start[blank]), blank, 50)
     sizes = np.ones(len(paths), dtype=np.int64)
     sizes[3], sizes[10] = 20_000, 10**6  # subtree 10 is cut deeper than subtree 3
-    whole = cut(m.transitions, nbrs, int(m.start[blank]), paths, first, np.arange(len(paths)), sizes, jobs=2)
+    whole = cut(
+        m.transitions, nbrs, int(m.start[blank]), paths, first, np.arange(len(paths)), sizes, jobs=2
+    )
     rest = cut(m.transitions, nbrs, int(m.start[blank]), paths, first, np.array([3]), sizes, jobs=2)
     assert whole.paths.shape[1] > rest.paths.shape[1]  # (the case guarded)
     saved = Tally(whole, len(paths)).progress(3)
@@ -198,7 +243,9 @@ class Searched:
 
 
 @pytest.mark.parametrize("again", [2, 8])
-def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(pdb_dir, tmp_path, again):
+def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(
+    pdb_dir, tmp_path, again
+):
     """A stop with a big subtree's pieces half done keeps the finished ones in the checkpoint:
     a resume with as many threads searches only the rest of the iteration (its kernels expand
     the serial count less what the file holds), one with another count cuts otherwise and
@@ -211,8 +258,13 @@ def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(pd
     before = sum(it.expanded for it in its[:k])
     ident = identity("b", "g", "idastar", "5-5-5", (), 0)
     for share in np.linspace(0.2, 0.95, 16):  # (where a stop lands depends on the threads' pace)
-        out = Driver(p, ThreadBackend(2), StopFlag(), max_nodes=before + int(its[k].expanded * share),
-                     split_nodes=0).run()
+        out = Driver(
+            p,
+            ThreadBackend(2),
+            StopFlag(),
+            max_nodes=before + int(its[k].expanded * share),
+            split_nodes=0,
+        ).run()
         if out.status == "limit" and out.state.bound == its[k].bound and out.state.partial:
             break
     else:
@@ -223,14 +275,26 @@ def test_finished_pieces_of_a_stopped_subtree_are_kept_and_not_searched_again(pd
     state, _ = ck.load(p)
     kept = sum(q.expanded for q in state.partial.values())
     assert saved and len(state.partial) == len(saved) and kept > 0
-    assert ck.resumed(state, None).pieces_done == sum(int(q.done.sum()) for q in state.partial.values())
+    assert ck.resumed(state, None).pieces_done == sum(
+        int(q.done.sum()) for q in state.partial.values()
+    )
     if again != 2:  # (8 threads cut those subtrees finer)
         paths, first = p.frontier()
-        other = cut(p.machine.transitions, p.nbrs, p.start_state, paths, first, np.flatnonzero(~state.done),
-                    state.last_sizes, again)
+        other = cut(
+            p.machine.transitions,
+            p.nbrs,
+            p.start_state,
+            paths,
+            first,
+            np.flatnonzero(~state.done),
+            state.last_sizes,
+            again,
+        )
         assert Tally(other, len(paths)).resume(state.partial) == {}
     searched = Searched()
-    resumed = Driver(p, ThreadBackend(again), StopFlag(), searched, split_nodes=0, record=searched).run(state)
+    resumed = Driver(
+        p, ThreadBackend(again), StopFlag(), searched, split_nodes=0, record=searched
+    ).run(state)
     assert len(resumed.path) - 1 == want and reaches_goal(p, resumed.path)
     assert counts(resumed)[:-1] == counts(serial)[:-1]
     rest = its[k].expanded - out.state.expanded

@@ -1,4 +1,5 @@
 """Build progress lines: honest early estimates, nothing past the last level."""
+
 import io
 
 from patterndb.build.progress import LevelProgress
@@ -25,7 +26,8 @@ def test_no_absurd_eta_early_and_no_level_past_the_maximum():
     bar.level(4, 200_010, 0)  # nothing new: past the table's maximum
     lines = out.getvalue().splitlines()
     assert "ETA ?" in lines[0]
-    assert lines[-1].endswith("ETA ~  12s")  # 800 K left at 66.7 K/s since the first level (from the start: 132 s)
+    # 800 K left at 66.7 K/s since the first level (from the start: 132 s)
+    assert lines[-1].endswith("ETA ~  12s")
     assert not any("depth  4" in ln for ln in lines)
 
 
@@ -48,4 +50,6 @@ def test_redrawn_lines_fit_the_terminal(monkeypatch):
     clock.t = 90.0
     bar.level(25, 97_123_456, 20_123_456)
     drawn = out.getvalue().split("\r")[-1].replace("\x1b[K", "")
-    assert len(drawn) < 80 and drawn.startswith("5x5 tiles 0,17-19,22-24: depth 25, 97.12 M of 127.51 M"), drawn
+    assert len(drawn) < 80 and drawn.startswith(
+        "5x5 tiles 0,17-19,22-24: depth 25, 97.12 M of 127.51 M"
+    ), drawn

@@ -2,19 +2,20 @@
 
 Each forgery below passes every checksum (its digest and statistics recomputed, as a
 forger would), and plain `pdb verify`; --full must refuse it."""
+
 import h5py
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from patterndb import Frame, Shape, TableError, make_goal
-from patterndb.files import integrity
-from patterndb.files.attrs import is_packed
-from patterndb.files.catalog import build_exact_file, build_pattern_file, load_checked, unpack
-from patterndb.cli.commands import main as pdb
 from patterndb.build.exact import UNREACHED, histogram, histogram_mean
 from patterndb.build.nibbles import nibble_histogram
 from patterndb.build.proof import prove_exact
+from patterndb.cli.commands import main as pdb
+from patterndb.files import integrity
+from patterndb.files.attrs import is_packed
+from patterndb.files.catalog import build_exact_file, build_pattern_file, load_checked, unpack
 from patterndb.puzzle.ranking import rank
 
 
@@ -66,7 +67,11 @@ def test_another_groups_data_under_edited_tiles_is_refused(tmp_path, frame3):
     so the load's goal check passes); plain verify cannot tell, --full can."""
     real = build_pattern_file(frame3, (1, 2, 3, 4), tmp_path)
     other = build_pattern_file(frame3, (5, 6, 7, 8), tmp_path / "o")
-    _forge(real, load_checked(other, {})[0], _attrs(other) | {"tiles": np.array((1, 2, 3, 4)), "tiles_label": "1-4"})
+    _forge(
+        real,
+        load_checked(other, {})[0],
+        _attrs(other) | {"tiles": np.array((1, 2, 3, 4)), "tiles_label": "1-4"},
+    )
     assert _verify(real).exit_code == 0  # intact as far as checksums can tell
     r = _verify("--full", real)
     assert r.exit_code == 3 and r.stdout == ""
@@ -79,8 +84,11 @@ def test_values_changed_with_statistics_recomputed_are_refused(tmp_path, frame3,
     data = load_checked(path, {})[0]
     forged = data.copy()
     if packed:
-        lo, hi = forged & 15, forged >> 4  # every nibble from 1 to 14 one more: h 2 moves more (the goal's 0 kept)
-        forged = (np.where((lo > 0) & (lo < 15), lo + 1, lo) | (np.where((hi > 0) & (hi < 15), hi + 1, hi) << 4))
+        # every nibble from 1 to 14 one more: h 2 moves more (the goal's 0 kept)
+        lo, hi = forged & 15, forged >> 4
+        forged = np.where((lo > 0) & (lo < 15), lo + 1, lo) | (
+            np.where((hi > 0) & (hi < 15), hi + 1, hi) << 4
+        )
         forged = forged.astype(np.uint8)
     else:
         forged = forged * 2
@@ -109,13 +117,21 @@ def _reachable(t):
     return t != UNREACHED
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t, f: t.__setitem__(_at(f, (1, 0, 2, 3, 4, 5)), 3), "lower a value by more than 1"),  # 1 -> 3
-    (lambda t, f: t.__setitem__(_reachable(t), t[_reachable(t)] // 2), "no neighbour one move nearer"),
-    (lambda t, f: t.__setitem__(_reachable(t), 0), "no neighbour one move nearer"),  # consistent, 0 at the goal
-    (lambda t, f: t.__setitem__(_at(f, (1, 0, 2, 3, 4, 5)), UNREACHED), "unreachable half"),
-    (lambda t, f: t.__setitem__(_reachable(t), t[_reachable(t)] + 2), "the goal's value is 2"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # 1 -> 3
+        (lambda t, f: t.__setitem__(_at(f, (1, 0, 2, 3, 4, 5)), 3), "lower a value by more than 1"),
+        (
+            lambda t, f: t.__setitem__(_reachable(t), t[_reachable(t)] // 2),
+            "no neighbour one move nearer",
+        ),
+        # consistent, 0 at the goal
+        (lambda t, f: t.__setitem__(_reachable(t), 0), "no neighbour one move nearer"),
+        (lambda t, f: t.__setitem__(_at(f, (1, 0, 2, 3, 4, 5)), UNREACHED), "unreachable half"),
+        (lambda t, f: t.__setitem__(_reachable(t), t[_reachable(t)] + 2), "the goal's value is 2"),
+    ],
+)
 def test_exact_tables_are_proven_by_one_pass(tmp_path, change, message):
     path, forged, attrs = _exact_forgery(tmp_path, change)
     assert prove_exact(path, load_checked(path, {})[0], attrs).startswith("exact: 360 states")
@@ -144,8 +160,8 @@ def test_an_exact_build_that_went_wrong_is_not_written(tmp_path, monkeypatch):
 def test_a_machine_that_prunes_more_is_refused(tmp_path):
     """A move-pruning machine forged to forbid one more move (written with a matching
     checksum) passes plain verify and would lose optimal solutions; --full builds it again."""
-    from patterndb.files.machines import machine_path, write_machine
     from patterndb.build.movefsm import build
+    from patterndb.files.machines import machine_path, write_machine
 
     shape = Shape(3, 3)
     machine = build(shape, 6)
@@ -158,4 +174,6 @@ def test_a_machine_that_prunes_more_is_refused(tmp_path):
     write_machine(path, shape, machine._replace(transitions=transitions), 0.0)
     assert _verify(path).exit_code == 0
     r = _verify("--full", path)
-    assert r.exit_code == 3 and "move-pruning machine of depth 6: built again, it differs" in r.stderr
+    assert (
+        r.exit_code == 3 and "move-pruning machine of depth 6: built again, it differs" in r.stderr
+    )

@@ -1,4 +1,5 @@
 """A race of two heuristics on one board (solver.ida.race, --pattern "A|B")."""
+
 import json
 import threading
 import time
@@ -14,8 +15,8 @@ from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.cli.commands import main as solver_cli
 from solver.ida import Driver, Problem, StopFlag, ThreadBackend
-from solver.ida.state import Iteration, SearchState
 from solver.ida.race import RACE_MARGIN, race
+from solver.ida.state import Iteration, SearchState
 from solver.solution import SearchStopped
 
 from .instances import korf
@@ -28,8 +29,13 @@ def problem(board, **opts):
     b, frame = prepare(board, "blank-first")
     plan = make_plan(frame, Options(**{"algorithm": "idastar", **opts}))
     canon = frame.to_canonical(b)
-    return Problem(canon.tiles.astype(np.int64), frame.canonical_goal.tiles.astype(np.int64),
-                   plan.heuristic.H, b.shape.neighbours, plan.machine)
+    return Problem(
+        canon.tiles.astype(np.int64),
+        frame.canonical_goal.tiles.astype(np.int64),
+        plan.heuristic.H,
+        b.shape.neighbours,
+        plan.machine,
+    )
 
 
 def drivers(problems, stop):
@@ -40,8 +46,10 @@ def test_the_strong_heuristic_wins_and_its_answer_is_optimal(data_dir):
     """Blind IDA* against the exact table: the race starts after the blind search's first
     iteration, and the exact table's first iteration finds the solution."""
     stop = StopFlag()
-    blind, exact = problem(EIGHT, algorithm="iddfs", data_dir=data_dir), problem(EIGHT, heuristic="exact",
-                                                                                 data_dir=data_dir)
+    blind, exact = (
+        problem(EIGHT, algorithm="iddfs", data_dir=data_dir),
+        problem(EIGHT, heuristic="exact", data_dir=data_dir),
+    )
     r = race(*drivers([blind, exact], stop), ("blind", "exact"), stop, seconds=0.0)
     want = solve(EIGHT, goal="blank-first", data_dir=data_dir).length
     assert r.winner == 1 and r.outcome.status == "found" and len(r.outcome.path) - 1 == want
@@ -54,10 +62,14 @@ def test_a_strong_heuristic_that_cannot_finish_the_bound_loses_and_the_cheap_one
     """5-5-5 against blind IDA* on a 59-move 15-puzzle: blind cannot finish 5-5-5's first
     bound in the time, is stopped, and the search goes on with 5-5-5 to the optimum."""
     stop = StopFlag()
-    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, algorithm="iddfs")
+    cheap, strong = (
+        problem(BOARD, pattern="5-5-5", data_dir=pdb_dir),
+        problem(BOARD, algorithm="iddfs"),
+    )
     d_cheap, d_strong = drivers([cheap, strong], stop)
     r = race(d_cheap, d_strong, ("5-5-5", "blind"), stop, seconds=0.0)
-    assert r.winner == 0 and r.outcome is None and not stop.requested  # the race's own stop is cleared
+    # the race's own stop is cleared
+    assert r.winner == 0 and r.outcome is None and not stop.requested
     assert r.legs[1].bound < r.legs[0].bound and r.lost_expanded == r.legs[1].expanded > 0
     out = d_cheap.run(r.state)
     assert out.status == "found" and len(out.path) - 1 == LENGTH
@@ -68,7 +80,10 @@ def test_a_strong_heuristic_that_cannot_finish_the_bound_loses_and_the_cheap_one
 def test_a_stop_during_the_race_ends_the_search_with_what_it_proved(pdb_dir):
     stop = StopFlag()
     stop.request("interrupted")
-    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, algorithm="iddfs")
+    cheap, strong = (
+        problem(BOARD, pattern="5-5-5", data_dir=pdb_dir),
+        problem(BOARD, algorithm="iddfs"),
+    )
     r = race(*drivers([cheap, strong], stop), ("5-5-5", "blind"), stop, seconds=0.0)
     assert r.outcome is not None and r.outcome.status == "interrupted" and r.outcome.path == []
 
@@ -100,16 +115,43 @@ def test_a_race_resumed_after_it_was_won_needs_only_the_winners_tables(pdb_dir, 
     with pytest.raises(TableError, match="6-6-3"):
         solve(BOARD, pattern="5-5-5|6-6-3", **kw)
     again = solve(BOARD, pattern="5-5-5|6-6-3", checkpoint=ck, **kw)
-    assert again.length == LENGTH and again.optimal and again.race is None and again.resumed_from is not None
+    assert (
+        again.length == LENGTH
+        and again.optimal
+        and again.race is None
+        and again.resumed_from is not None
+    )
     assert again.heuristic == json.loads(ck.read_text())["search"]["heuristic"]
-    r = CliRunner().invoke(solver_cli, ["solve", BOARD, "--goal", "blank-first", "--pattern", "5-5-5|6-6-3",
-                                        "--data-dir", str(pdb_dir), "--checkpoint", str(ck), "--json", "-j", "1"])
+    r = CliRunner().invoke(
+        solver_cli,
+        [
+            "solve",
+            BOARD,
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5|6-6-3",
+            "--data-dir",
+            str(pdb_dir),
+            "--checkpoint",
+            str(ck),
+            "--json",
+            "-j",
+            "1",
+        ],
+    )
     assert r.exit_code == 0 and json.loads(r.stdout.splitlines()[-1])["length"] == LENGTH, r.output
 
 
-@pytest.mark.parametrize("spec, opts", [("5-5-5|", {}), ("5-5-5|5-5-5|5-5-5", {}),
-                                        ("5-5-5|5-5-5", {"algorithm": "astar"}),
-                                        ("5-5-5|5-5-5", {"heuristic": "manhattan"})])
+@pytest.mark.parametrize(
+    "spec, opts",
+    [
+        ("5-5-5|", {}),
+        ("5-5-5|5-5-5|5-5-5", {}),
+        ("5-5-5|5-5-5", {"algorithm": "astar"}),
+        ("5-5-5|5-5-5", {"heuristic": "manhattan"}),
+    ],
+)
 def test_bad_race_specs_are_one_line_errors(pdb_dir, spec, opts):
     with pytest.raises(BoardError):
         solve(BOARD, goal="blank-first", pattern=spec, data_dir=pdb_dir, **opts)
@@ -120,15 +162,27 @@ def test_a_race_is_refused_on_a_cluster_backend(pdb_dir):
         pass
 
     with pytest.raises(BoardError, match="threads"):
-        solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir,
-              control=Control(backend=Elsewhere(1)))
+        solve(
+            BOARD,
+            goal="blank-first",
+            pattern="5-5-5|5-5-5",
+            data_dir=pdb_dir,
+            control=Control(backend=Elsewhere(1)),
+        )
 
 
 def test_a_stopped_race_raises_search_stopped(pdb_dir):
     control = Control()
     control.stop.request("interrupted")
     with pytest.raises(SearchStopped):
-        solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir, jobs=1, control=control)
+        solve(
+            BOARD,
+            goal="blank-first",
+            pattern="5-5-5|5-5-5",
+            data_dir=pdb_dir,
+            jobs=1,
+            control=control,
+        )
 
 
 @pytest.fixture
@@ -142,11 +196,19 @@ def race_named(monkeypatch):
 def test_a_race_named_best_is_the_default_where_both_sides_are_built(pdb_dir, race_named):
     sol = solve(BOARD, goal="blank-first", data_dir=pdb_dir, jobs=1)
     assert sol.length == LENGTH and sol.race is not None
-    assert solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, jobs=1).race is not None
+    assert (
+        solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, jobs=1).race is not None
+    )
 
 
 def test_a_race_named_best_on_a_cluster_backend_searches_with_its_first_side(pdb_dir, race_named):
-    sol = solve(BOARD, goal="blank-first", pattern="best", data_dir=pdb_dir, control=Control(backend=ThreadBackend(1)))
+    sol = solve(
+        BOARD,
+        goal="blank-first",
+        pattern="best",
+        data_dir=pdb_dir,
+        control=Control(backend=ThreadBackend(1)),
+    )
     assert sol.length == LENGTH and sol.race is None and sol.heuristic == "pdb 5-5-5 + reflection"
 
 
@@ -161,7 +223,10 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
     # the strong leg's limit computed as long past: every iteration it runs asks for a stop
     monkeypatch.setattr(race_module, "time", SimpleNamespace(monotonic=lambda: -1e9))
     stop = StopFlag()
-    cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
+    cheap, strong = (
+        problem(BOARD, algorithm="iddfs"),
+        problem(BOARD, pattern="5-5-5", data_dir=pdb_dir),
+    )
     d_cheap, d_strong = drivers([cheap, strong], stop)
     # (seconds: enough of the blind leg's CPU that the strong leg's one iteration, about 0.02 s,
     # wins by a wide margin: with 0.05 the blind leg stopped after 0.019 s on a loaded machine)
@@ -191,7 +256,8 @@ class _Legged:
         begin = time.thread_time()
         self.steps += 1
         while time.thread_time() < begin + nodes * self.per_node:
-            if self.deadline is not None and time.monotonic() > self.deadline:  # as a Driver at its time limit
+            # as a Driver at its time limit
+            if self.deadline is not None and time.monotonic() > self.deadline:
                 self.cpu += time.thread_time() - begin
                 return "timeout", []
         self.cpu += time.thread_time() - begin
@@ -212,7 +278,10 @@ def test_a_strong_leg_stops_before_an_iteration_it_is_expected_to_lose(pdb_dir):
     r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.5)
     assert r.winner == 0 and r.outcome is None and not stop.requested
     assert cheap.steps == 4 and strong.steps == 3, (cheap.steps, strong.steps, r.legs)
-    assert r.legs[1].bound == 14 < r.legs[0].bound and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
+    assert (
+        r.legs[1].bound == 14 < r.legs[0].bound
+        and r.legs[1].seconds < RACE_MARGIN * r.legs[0].seconds
+    )
 
 
 @njit(nogil=True)
@@ -230,7 +299,10 @@ def test_a_race_weighs_its_legs_by_their_own_threads_cpu_not_the_process(pdb_dir
     each leg's seconds are its driver's kernels' CPU, on their own threads' clocks. Weighed
     by the process's CPU instead, the burner's share during the race counted in the legs."""
     stop = StopFlag()
-    cheap, strong = problem(BOARD, algorithm="iddfs"), problem(BOARD, pattern="5-5-5", data_dir=pdb_dir)
+    cheap, strong = (
+        problem(BOARD, algorithm="iddfs"),
+        problem(BOARD, pattern="5-5-5", data_dir=pdb_dir),
+    )
     d_cheap, d_strong = drivers([cheap, strong], stop)
     halt, burnt = np.ones(1, dtype=np.int64), []
     _spin(halt)  # (compiled before the race: a compile holds the GIL)
@@ -253,23 +325,34 @@ def test_a_race_weighs_its_legs_by_their_own_threads_cpu_not_the_process(pdb_dir
     legs = sum(leg.seconds for leg in r.legs)
     assert burnt[0] > 0.1 and legs > 0.2, (burnt, r.legs)  # (both ran)
     assert legs + burnt[0] <= process + 0.05, (legs, burnt, process)
-    assert r.legs[0].seconds == pytest.approx(d_cheap.cpu) and r.legs[1].seconds == pytest.approx(d_strong.cpu)
+    assert r.legs[0].seconds == pytest.approx(d_cheap.cpu) and r.legs[1].seconds == pytest.approx(
+        d_strong.cpu
+    )
 
 
 def test_linear_conflict_as_a_side_races_and_the_answer_is_optimal(pdb_dir):
     """A side without tables (7x7's best races its tables against linear conflict): the plan
     has it as the rival, and the race between the two, whoever wins, ends at the optimum."""
     b, frame = prepare(BOARD, "blank-first")
-    plan = make_plan(frame, Options(algorithm="idastar", pattern="5-5-5|linear-conflict", data_dir=pdb_dir))
-    assert plan.rival is not None and plan.rival.name == "linear-conflict" and plan.rival.tables == ()
+    plan = make_plan(
+        frame, Options(algorithm="idastar", pattern="5-5-5|linear-conflict", data_dir=pdb_dir)
+    )
+    assert (
+        plan.rival is not None and plan.rival.name == "linear-conflict" and plan.rival.tables == ()
+    )
     stop = StopFlag()
-    cheap, strong = problem(BOARD, pattern="5-5-5", data_dir=pdb_dir), problem(BOARD, heuristic="linear-conflict")
+    cheap, strong = (
+        problem(BOARD, pattern="5-5-5", data_dir=pdb_dir),
+        problem(BOARD, heuristic="linear-conflict"),
+    )
     d_cheap, d_strong = drivers([cheap, strong], stop)
     r = race(d_cheap, d_strong, ("5-5-5", "linear-conflict"), stop, seconds=0.0)
     assert len(r.legs) == 2  # (the strong leg ran)
     out = r.outcome or (d_cheap, d_strong)[r.winner].run(r.state)
     assert out.status == "found" and len(out.path) - 1 == LENGTH
-    sol = solve(BOARD, goal="blank-first", pattern="5-5-5|linear-conflict", data_dir=pdb_dir, jobs=1)
+    sol = solve(
+        BOARD, goal="blank-first", pattern="5-5-5|linear-conflict", data_dir=pdb_dir, jobs=1
+    )
     assert sol.length == LENGTH and sol.optimal and sol.race is not None
 
 
@@ -287,7 +370,10 @@ def test_a_bounded_search_raced_against_linear_conflict_claims_only_what_it_prov
     rng = np.random.default_rng(7)
     for _ in range(6):
         b, frame = prepare(" ".join(map(str, random_board(shape, goal, rng).tiles)), "blank-first")
-        plan = make_plan(frame, Options(algorithm="idastar", pattern="4-4|linear-conflict", data_dir=pdb_dir, jobs=1))
+        plan = make_plan(
+            frame,
+            Options(algorithm="idastar", pattern="4-4|linear-conflict", data_dir=pdb_dir, jobs=1),
+        )
         result = solve_bounded(b, plan, 1.1)
         d = dist[tuple(b.tiles.tolist())]
         sol = result.solution
@@ -303,4 +389,7 @@ def test_pdb_build_of_a_race_builds_only_its_tables(pdb_dir):
     r = CliRunner().invoke(pdb_cli, [*args, "--pattern", "5-5-5|linear-conflict"])
     assert r.exit_code == 0 and r.stdout.count("pdb-") == 3, r.output
     r = CliRunner().invoke(pdb_cli, [*args, "--pattern", "linear-conflict"])
-    assert r.exit_code == 2 and "linear-conflict is a heuristic without tables: nothing to build" in r.stderr, r.output
+    assert (
+        r.exit_code == 2
+        and "linear-conflict is a heuristic without tables: nothing to build" in r.stderr
+    ), r.output

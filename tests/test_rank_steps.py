@@ -1,16 +1,19 @@
 """Rank steps (the search's per-move update of a group's rank) against ranking from scratch."""
+
 import numpy as np
 import pytest
 
 from patterndb import Shape
+from patterndb.build.zeroaware import cover_key
 from patterndb.puzzle.ranking import rank
 from solver.search.rank_steps import rank_step, slide_key, tile_weights
-from patterndb.build.zeroaware import cover_key
 
 
 def placement(pos, tiles, refl_tile, refl_cell, reflected):
     """The group's cells in the state, or in its diagonal mirror (kernels.group_key's reading)."""
-    return np.array([refl_cell[pos[refl_tile[t]]] if reflected else pos[t] for t in tiles], dtype=np.int64)
+    return np.array(
+        [refl_cell[pos[refl_tile[t]]] if reflected else pos[t] for t in tiles], dtype=np.int64
+    )
 
 
 def key_of(cells, n):
@@ -20,8 +23,10 @@ def key_of(cells, n):
     return cover_key(rank(cells, cells.size, n), used)
 
 
-@pytest.mark.parametrize("rows, cols, sizes", [(3, 3, (4, 4)), (4, 4, (7, 8)), (4, 4, (1, 5, 6, 3)),
-                                               (5, 5, (6, 6, 6, 6)), (3, 5, (5, 2, 7))])
+@pytest.mark.parametrize(
+    "rows, cols, sizes",
+    [(3, 3, (4, 4)), (4, 4, (7, 8)), (4, 4, (1, 5, 6, 3)), (5, 5, (6, 6, 6, 6)), (3, 5, (5, 2, 7))],
+)
 def test_steps_follow_a_random_walk_regular_and_mirrored(rows, cols, sizes, rng):
     shape = Shape(rows, cols)
     n = shape.n
@@ -56,13 +61,17 @@ def test_steps_follow_a_random_walk_regular_and_mirrored(rows, cols, sizes, rng)
                 continue
             ts = group_tiles[g, : group_k[g]]
             before = placement(pos, ts, refl_tile, refl_cell, reflected)
-            step = rank_step(board, group_of, slot, weight, refl_tile, refl_cell, tm, src, dst, reflected)
+            step = rank_step(
+                board, group_of, slot, weight, refl_tile, refl_cell, tm, src, dst, reflected
+            )
             board[b], board[c] = t, 0
             pos[t], pos[0] = b, c
             after = placement(pos, ts, refl_tile, refl_cell, reflected)
             assert rank(after, after.size, n) - rank(before, before.size, n) == step
             assert slide_key(key_of(before, n), step, src, dst, True) == key_of(after, n)
-            assert slide_key(rank(before, before.size, n), step, src, dst, False) == rank(after, after.size, n)
+            assert slide_key(rank(before, before.size, n), step, src, dst, False) == rank(
+                after, after.size, n
+            )
             board[b], board[c] = 0, t  # undone for the other reading
             pos[t], pos[0] = c, b
         board[b], board[c] = t, 0

@@ -5,8 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from patterndb.puzzle.ranking import next_placement, num_placements, rank, rank_many, unrank, unrank_digits, unrank_many
 from patterndb.jit import njit
+from patterndb.puzzle.ranking import (
+    next_placement,
+    num_placements,
+    rank,
+    rank_many,
+    unrank,
+    unrank_digits,
+    unrank_many,
+)
 
 from . import naive
 
@@ -28,7 +36,11 @@ def test_partial_ranks_are_a_bijection():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(2, 25).flatmap(lambda n: st.tuples(st.just(n), st.permutations(range(n)), st.integers(1, n))))
+@given(
+    st.integers(2, 25).flatmap(
+        lambda n: st.tuples(st.just(n), st.permutations(range(n)), st.integers(1, n))
+    )
+)
 def test_round_trip(args):
     n, perm, k = args
     while math.perm(n, k) >= 2**63:  # ranks are int64
@@ -50,10 +62,16 @@ def test_goal_index_is_the_rank_of_the_goal_placement():
     rng = np.random.default_rng(7)
     for n, k in ((9, 9), (16, 7), (25, 6), (12, 5)):
         goal = rng.permutation(n)
-        tiles = [int(t) for t in rng.permutation(np.arange(1, n))[:k]] if k < n else list(range(n))  # 0: zero-aware
+        # 0: zero-aware
+        tiles = [int(t) for t in rng.permutation(np.arange(1, n))[:k]] if k < n else list(range(n))
         cell = {int(t): c for c, t in enumerate(goal)}
-        attrs = {"rows": 1, "cols": n, "goal": " ".join(map(str, goal)), "kind": "exact" if k == n else "pdb",
-                 "tiles": tiles}
+        attrs = {
+            "rows": 1,
+            "cols": n,
+            "goal": " ".join(map(str, goal)),
+            "kind": "exact" if k == n else "pdb",
+            "tiles": tiles,
+        }
         assert goal_index(attrs) == rank(np.array([cell[t] for t in tiles], dtype=np.int64), k, n)
 
 
@@ -85,7 +103,11 @@ def test_stepping_visits_every_rank_in_order(n, k):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(2, 25).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, min(n, 7)), st.data())))
+@given(
+    st.integers(2, 25).flatmap(
+        lambda n: st.tuples(st.just(n), st.integers(1, min(n, 7)), st.data())
+    )
+)
 def test_stepping_from_any_rank_matches_unrank(args):
     n, k, data = args
     size = num_placements(n, k)

@@ -1,5 +1,6 @@
 """The README is a user's guide a newcomer can follow: short, its two commands exist, and
 its tour's 8-puzzle commands and Python API do what it says."""
+
 import inspect
 import os
 import re
@@ -23,21 +24,33 @@ def test_it_starts_with_the_two_commands():
     assert commands == ["scripts/demo.sh", "scripts/test.sh"]
     for c in commands:
         assert os.access(ROOT / c, os.X_OK), c
-    assert (ROOT / ".ci" / "run").read_text().count("scripts/test.sh") == 1  # what CI runs is the second
+    # what CI runs is the second
+    assert (ROOT / ".ci" / "run").read_text().count("scripts/test.sh") == 1
 
 
 def test_the_tour_on_the_8_puzzle_says_what_it_prints(tmp_path):
     tour = next(body for lang, body in BLOCKS if "pdb build --size 3" in body)
-    lines = [ln for ln in tour.splitlines() if ln.startswith(("pdb build --size 3", "solver "))
-             and "--size 4" not in ln and "--size 5" not in ln and "blank-first" not in ln]
+    lines = [
+        ln
+        for ln in tour.splitlines()
+        if ln.startswith(("pdb build --size 3", "solver "))
+        and "--size 4" not in ln
+        and "--size 5" not in ln
+        and "blank-first" not in ln
+    ]
     assert len(lines) == 5, lines
     env = {**os.environ, "PATTERNDB_DATA": str(tmp_path)}
     bin_dir = Path(sys.executable).parent
     for line in lines:
         cmd, _, comment = line.partition("#")
         argv = shlex.split(cmd)
-        r = subprocess.run([str(bin_dir / argv[0]), *argv[1:]], capture_output=True, text=True, env=env,
-                           cwd=tmp_path)
+        r = subprocess.run(
+            [str(bin_dir / argv[0]), *argv[1:]],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert r.returncode == 0, line + r.stderr
         for number in re.findall(r"length (\d+)|^\s*(\d+)$", comment.strip()):
             assert any(n and n in r.stdout for n in number), (line, r.stdout)

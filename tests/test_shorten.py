@@ -1,5 +1,6 @@
 """Windows of a solution searched again (solver.bounded.shorten): what comes back reaches the goal, is
 shorter, and is never shorter than the BFS distance."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,7 +42,9 @@ def test_a_shortened_solution_replays_and_is_never_below_the_distance(rows, cols
             assert sol.length == d or not seen
             continue
         shortened += 1
-        assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(goal.tiles.tolist())
+        assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(
+            goal.tiles.tolist()
+        )
         assert d <= out.length < sol.length and out.length % 2 == sol.length % 2
         assert [s.length for s in seen] == sorted({s.length for s in seen}, reverse=True)
         assert seen[-1].length == out.length and not out.optimal and out.algorithm == "window"
@@ -76,9 +79,13 @@ def test_anchored_windows_replay_and_reach_the_distance_where_they_span_the_solu
         board, sol = long_way(rows, cols, 40, seed)
         d = dist[tuple(board.tiles.tolist())]
         seen, searched = [], set()
-        out = shorten_anchored(sol, plan, lambda: False, seen.append, windows=(8, 16, 40), searched=searched)
+        out = shorten_anchored(
+            sol, plan, lambda: False, seen.append, windows=(8, 16, 40), searched=searched
+        )
         assert out is not None and out.length == d < sol.length and seen[-1] is out
-        assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(goal.tiles.tolist())
+        assert replay(tuple(board.tiles.tolist()), out.moves, rows, cols) == tuple(
+            goal.tiles.tolist()
+        )
         assert out.directions == board.shape.directions([b.blank for b in out.boards()])
         assert searched and shorten_anchored(out, plan, lambda: False, searched=searched) is None
 
@@ -95,8 +102,15 @@ def test_a_window_ending_in_another_corner_is_mirrored_onto_the_tables_goal():
     assert _anchor(end, plan.frame.key)[0] is True
     board, tiles, last = end, [], -1
     for _ in range(30):
-        t = int(rng.choice([int(board.tiles[c]) for c in board.shape.neighbours[board.blank]
-                            if c >= 0 and int(board.tiles[c]) != last]))
+        t = int(
+            rng.choice(
+                [
+                    int(board.tiles[c])
+                    for c in board.shape.neighbours[board.blank]
+                    if c >= 0 and int(board.tiles[c]) != last
+                ]
+            )
+        )
         board, last = board.move_tile(t), t
         tiles.append(t)
     shell = solve(board, str(end), algorithm="idastar", heuristic="manhattan")

@@ -1,4 +1,5 @@
 """Real signals to a real `solver` process: Ctrl-C, SIGTERM, kill -9 with a checkpoint."""
+
 import json
 import os
 import signal
@@ -15,8 +16,14 @@ SOLVER = [sys.executable, "-c", "from solver.cli import main; main()"]
 
 
 def start(*args, **kw):
-    return subprocess.Popen([*SOLVER, "solve", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **kw)
+    return subprocess.Popen(
+        [*SOLVER, "solve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        **kw,
+    )
 
 
 def wait_for(pred, timeout=60.0):
@@ -51,7 +58,9 @@ def test_signal_stops_within_a_second_with_a_valid_json_answer(sig, code):
     assert p.returncode == code, err
     d = json.loads(out)
     assert d["optimal"] is False and d["interrupted"] is True and 41 <= d["lower_bound"] <= 59
-    assert d["nodes_expanded"] > 0 and d["reason"] == ("interrupted" if sig == signal.SIGINT else "terminated")
+    assert d["nodes_expanded"] > 0 and d["reason"] == (
+        "interrupted" if sig == signal.SIGINT else "terminated"
+    )
     assert f"no solution is shorter than {d['lower_bound']} moves" in err
 
 
@@ -61,10 +70,20 @@ def test_ctrl_c_on_a_local_dask_cluster_stops_within_a_second(group):
     within a second). Sent to the solver alone, and to its whole process group as a terminal's
     Ctrl-C is (the Dask worker processes get it too: each printed a KeyboardInterrupt traceback),
     once the iterations have gone out to the workers (Manhattan on Korf #3: minutes)."""
-    p = start(korf(2)[0], "--goal", "blank-first", "-H", "manhattan", "--scheduler", "local:2", "--json",
-              start_new_session=True)
+    p = start(
+        korf(2)[0],
+        "--goal",
+        "blank-first",
+        "-H",
+        "manhattan",
+        "--scheduler",
+        "local:2",
+        "--json",
+        start_new_session=True,
+    )
     seen = []
-    while not (seen and seen[-1].startswith("bound 55:")):  # 18 M nodes done; 57 has begun on the workers
+    # 18 M nodes done; 57 has begun on the workers
+    while not (seen and seen[-1].startswith("bound 55:")):
         seen.append(p.stderr.readline())
         assert seen[-1], seen
     time.sleep(1.0)
@@ -107,7 +126,10 @@ def test_ctrl_c_in_a_one_at_a_time_batch_stops_the_board_in_progress_and_the_que
     f = tmp_path / "b.txt"
     f.write_text(f"{korf(1)[0]} 55\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n{korf(2)[0]} 59\n")
     p = start("--file", str(f), "--goal", "blank-first", "-H", "manhattan", "-j", "1")
-    first = [p.stdout.readline(), p.stdout.readline()]  # the header and #1: #2 (about 1 s) has started
+    first = [
+        p.stdout.readline(),
+        p.stdout.readline(),
+    ]  # the header and #1: #2 (about 1 s) has started
     t = time.monotonic()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
@@ -194,8 +216,20 @@ def test_kill_9_then_resume_gives_the_same_answer_and_node_count(tmp_path):
     ck = tmp_path / "korf6.ckpt"
     # Korf #6 with Manhattan: 7.5 M expansions (16.9 M with --prune 2); on one thread the order is
     # fixed, so counts are exact.
-    args = [korf(5)[0], "--goal", "blank-first", "-H", "manhattan", "-j", "1", "--json",
-            "--checkpoint", str(ck), "--checkpoint-every", "0"]
+    args = [
+        korf(5)[0],
+        "--goal",
+        "blank-first",
+        "-H",
+        "manhattan",
+        "-j",
+        "1",
+        "--json",
+        "--checkpoint",
+        str(ck),
+        "--checkpoint-every",
+        "0",
+    ]
     p = start(*args)
 
     def mid_iteration():
@@ -228,9 +262,23 @@ def test_ctrl_c_during_a_table_build_exits_130_and_keeps_nothing(tmp_path):
     with open(log, "w") as err:
         # (SIGINT as a terminal leaves it: a test run before this one may have left it ignored in
         # this process, and an ignored SIGINT is inherited, so the build never saw it)
-        p = subprocess.Popen([sys.executable, "-m", "patterndb.cli", "build", "--size", "4", "--pattern", "7-8",
-                              "--data-dir", str(data)], stdout=subprocess.DEVNULL, stderr=err,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        p = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "patterndb.cli",
+                "build",
+                "--size",
+                "4",
+                "--pattern",
+                "7-8",
+                "--data-dir",
+                str(data),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     deadline = time.monotonic() + 300
     while "depth" not in log.read_text():  # the build has begun
         assert p.poll() is None and time.monotonic() < deadline, log.read_text()
@@ -249,8 +297,12 @@ def test_a_reader_that_stops_reading_ends_the_batch_quietly(tmp_path):
     """`solver solve --file ... | head` used to exit 1; it ends quietly with 0."""
     f = tmp_path / "many.txt"
     f.write_text("1 2 3 4 5 6 7 8 _\n" * 20000)
-    p = subprocess.Popen([sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "-j", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "solver.cli", "solve", "--file", str(f), "-j", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert p.stdout.readline().split()[0] == "line"
     p.stdout.close()  # as head does after its lines
     err = p.stderr.read()

@@ -18,8 +18,14 @@ def test_optimal_algorithms_match_the_table(data_dir, rng, goal):
     shape = Shape(3, 3)
     g = make_goal(shape, goal)
     ref = naive.bfs_distances(tuple(g.tiles.tolist()), 3, 3)
-    combos = [("table", None), ("idastar", "manhattan"), ("idastar", "linear-conflict"),
-              ("astar", "linear-conflict"), ("astar", "misplaced"), ("idastar", "exact")]
+    combos = [
+        ("table", None),
+        ("idastar", "manhattan"),
+        ("idastar", "linear-conflict"),
+        ("astar", "linear-conflict"),
+        ("astar", "misplaced"),
+        ("idastar", "exact"),
+    ]
     for i in range(150):
         b = random_board(shape, g, rng)
         alg, h = combos[i % len(combos)]
@@ -59,7 +65,9 @@ def test_rectangular_and_explicit_goals(data_dir, rng):
         ref = naive.bfs_distances(tuple(g.tiles.tolist()), rows, cols)
         for _ in range(15):
             b = random_board(g.shape, g, rng)
-            sol = solve(b, goal, algorithm="idastar", heuristic="linear-conflict", data_dir=data_dir)
+            sol = solve(
+                b, goal, algorithm="idastar", heuristic="linear-conflict", data_dir=data_dir
+            )
             _check(sol, rows, cols)
             assert sol.length == ref[tuple(b.tiles.tolist())]
 
@@ -110,10 +118,20 @@ def test_the_api_takes_tiles_as_a_sequence_and_names_no_cli_flags_in_its_errors(
     from solver import solve
 
     ida = dict(algorithm="idastar", heuristic="manhattan")
-    for board in ([8, 6, 7, 2, 5, 4, 3, 0, 1], (8, 6, 7, 2, 5, 4, 3, 0, 1), np.array([[8, 6, 7], [2, 5, 4], [3, 0, 1]])):
+    for board in (
+        [8, 6, 7, 2, 5, 4, 3, 0, 1],
+        (8, 6, 7, 2, 5, 4, 3, 0, 1),
+        np.array([[8, 6, 7], [2, 5, 4], [3, 0, 1]]),
+    ):
         assert solve(board, goal=[1, 2, 3, 4, 5, 6, 7, 8, 0], **ida).length == 31
-    bad = [dict(board=[8, 6, 7, 2, 5, 4, 3, 0, 1.5]), dict(algorithm="wastar", weight=0.5), dict(max_nodes=0),
-           dict(jobs=0), dict(timeout=-1), dict(prune=1)]
+    bad = [
+        dict(board=[8, 6, 7, 2, 5, 4, 3, 0, 1.5]),
+        dict(algorithm="wastar", weight=0.5),
+        dict(max_nodes=0),
+        dict(jobs=0),
+        dict(timeout=-1),
+        dict(prune=1),
+    ]
     for kw in bad:
         board = kw.pop("board", "8 6 7 2 5 4 3 0 1")
         with pytest.raises(BoardError) as e:
@@ -129,8 +147,18 @@ def test_a_control_stopped_once_watches_the_next_solve_afresh():
     control.stop.request("interrupted")  # before the solve: it stops at once
     with pytest.raises(SearchStopped):
         solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control)
-    assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31
-    assert solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control).length == 31
+    assert (
+        solve(
+            "8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control
+        ).length
+        == 31
+    )
+    assert (
+        solve(
+            "8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="manhattan", control=control
+        ).length
+        == 31
+    )
 
 
 def test_best_first_searches_stop_at_their_timeout_with_h_as_bound():
@@ -143,7 +171,14 @@ def test_best_first_searches_stop_at_their_timeout_with_h_as_bound():
     board = "2 17 4 13 7 12 10 3 0 16 21 24 8 5 18 20 15 19 14 9 22 11 6 1 23"
     started = _time.perf_counter()
     with pytest.raises(SearchStopped) as e:
-        solve(board, goal="blank-first", algorithm="astar", heuristic="manhattan", timeout=0.5, max_nodes=10 ** 9)
+        solve(
+            board,
+            goal="blank-first",
+            algorithm="astar",
+            heuristic="manhattan",
+            timeout=0.5,
+            max_nodes=10**9,
+        )
     assert e.value.reason == "timeout" and _time.perf_counter() - started < 10
     assert e.value.lower_bound == 64  # the board's Manhattan distance
 
@@ -151,7 +186,10 @@ def test_best_first_searches_stop_at_their_timeout_with_h_as_bound():
 def test_api_refuses_a_data_dir_that_does_not_exist(tmp_path):
     """A typo must not become a new directory with tables built into it."""
     missing = tmp_path / "tabels"
-    for call in (lambda: solve("8 6 7 2 5 4 3 0 1", data_dir=missing), lambda: distance("863.54217", data_dir=missing)):
+    for call in (
+        lambda: solve("8 6 7 2 5 4 3 0 1", data_dir=missing),
+        lambda: distance("863.54217", data_dir=missing),
+    ):
         with pytest.raises(BoardError, match="does not exist: create it"):
             call()
     assert not missing.exists()

@@ -1,4 +1,5 @@
 """Table files: written atomically, read back, refused when they are not whole (patterndb.files.store)."""
+
 import os
 import time
 
@@ -104,7 +105,9 @@ def test_killed_process_leaves_no_loadable_file(tmp_path):
     else:
         assert list_tables(tmp_path) == []
         left = store.temporaries(tmp_path)  # only the killed writer's temporary file
-        assert [t for t, _, _ in left] == sorted(tmp_path.iterdir()) and not any(alive for *_, alive in left)
+        assert [t for t, _, _ in left] == sorted(tmp_path.iterdir()) and not any(
+            alive for *_, alive in left
+        )
 
 
 def test_stale_temporary_is_removed_by_the_next_write(tmp_path):
@@ -132,18 +135,25 @@ def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
     monkeypatch.setattr(catalog, "build_pattern", slow)
     frame = Frame.for_goal(make_goal(Shape(3, 3), "blank-first"))
     paths = []
-    threads = [threading.Thread(target=lambda: paths.append(catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)))
-               for _ in range(2)]
+    threads = [
+        threading.Thread(
+            target=lambda: paths.append(catalog.build_pattern_file(frame, (1, 2, 3), tmp_path))
+        )
+        for _ in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert len(builds) == 1 and paths[0] == paths[1] and paths[0].exists()
-    catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)  # a deliberate rebuild (--force) still builds
+    # a deliberate rebuild (--force) still builds
+    catalog.build_pattern_file(frame, (1, 2, 3), tmp_path)
     assert len(builds) == 2
 
 
-def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, tmp_path, monkeypatch):
+def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(
+    pdb_dir, tmp_path, monkeypatch
+):
     """A data directory this process cannot write (a shared, read-only one) used to make every
     solve rebuild the move-pruning machine and hash every table again. Writes to it fail here
     as they would on a read-only mount (root may write anywhere, so they are made to fail)."""
@@ -176,7 +186,9 @@ def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(pdb_dir, 
     board = KORF_1  # 57 moves
     logs = []
     first = solve(board, "blank-first", pattern="5-5-5", data_dir=ro, prune=8, log=logs.append)
-    assert any(f"kept it in {tmp_path / 'cache' / 'patterndb' / 'machines'}" in m for m in logs), logs
+    assert any(f"kept it in {tmp_path / 'cache' / 'patterndb' / 'machines'}" in m for m in logs), (
+        logs
+    )
     assert not list(ro.glob("moves-*")) and not (ro / integrity.VERIFIED).exists()
     hashed, built = [], []
     monkeypatch.setattr(integrity, "checksum", lambda d: hashed.append(1) or 0)
@@ -196,31 +208,49 @@ def _run_limited(code, size_bytes, tmp_path):
     import subprocess
     import sys
 
-    code = (f"import resource\n{code['warm']}\n"
-            f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size_bytes}, {size_bytes}))\n{code['run']}\n")
+    code = (
+        f"import resource\n{code['warm']}\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size_bytes}, {size_bytes}))\n{code['run']}\n"
+    )
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
     """A full disk during the HDF5 write used to give a traceback after the whole build."""
     data = tmp_path / "data"
-    p = _run_limited({"warm": "from patterndb.cli import main; from patterndb.build import exact; from patterndb import Frame, Shape, make_goal\n"
-                              "exact.build_exact(Frame.for_goal(make_goal(Shape(2, 3))))",
-                      "run": f"main(['build', '--size', '3', '--data-dir', {str(data)!r}, '-q'])"}, 100_000, tmp_path)
+    p = _run_limited(
+        {
+            "warm": "from patterndb.cli import main; from patterndb.build import exact\n"
+            "from patterndb import Frame, Shape, make_goal\n"
+            "exact.build_exact(Frame.for_goal(make_goal(Shape(2, 3))))",
+            "run": f"main(['build', '--size', '3', '--data-dir', {str(data)!r}, '-q'])",
+        },
+        100_000,
+        tmp_path,
+    )
     assert p.returncode == 3, p.stderr
-    assert p.stderr.strip().splitlines() == [f"error: cannot write {data / 'exact-3x3-b0.h5'}: File too large; "
-                                             "nothing was kept"]
+    assert p.stderr.strip().splitlines() == [
+        f"error: cannot write {data / 'exact-3x3-b0.h5'}: File too large; nothing was kept"
+    ]
     assert list(data.iterdir()) == []  # (the build lock removed too)
 
 
 def test_a_machine_that_cannot_be_written_is_used_and_not_kept(tmp_path):
     data = tmp_path / "data"
-    p = _run_limited({"warm": "from pathlib import Path; from patterndb import Shape; from patterndb.files.machines import "
-                              "load_or_build; from patterndb.build.movefsm import build, build_cost\n"
-                              "build(Shape(2, 3), 12); build_cost(Shape(2, 3), 12)",
-                      "run": f"m = load_or_build(Shape(3, 3), 12, Path({str(data)!r}), print)\n"
-                             "print(m.transitions.shape[0], 'states')"}, 2_000, tmp_path)
+    p = _run_limited(
+        {
+            "warm": "from pathlib import Path; from patterndb import Shape; from patterndb.files.machines import "
+            "load_or_build; from patterndb.build.movefsm import build, build_cost\n"
+            "build(Shape(2, 3), 12); build_cost(Shape(2, 3), 12)",
+            "run": f"m = load_or_build(Shape(3, 3), 12, Path({str(data)!r}), print)\n"
+            "print(m.transitions.shape[0], 'states')",
+        },
+        2_000,
+        tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     assert "could not keep it" in p.stdout and p.stdout.strip().endswith("states")
     assert not list(tmp_path.rglob("*.h5*"))

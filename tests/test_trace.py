@@ -1,4 +1,5 @@
 """Traces of real searches, and the scaling simulator that replays them."""
+
 import importlib.util
 import json
 import subprocess
@@ -33,8 +34,14 @@ def traced(pdb_dir, tmp_path_factory):
     out = {}
     for jobs in (1, 2):
         path = d / f"j{jobs}.jsonl"
-        sol = solve(board, goal="blank-first", pattern="5-5-5", data_dir=pdb_dir, jobs=jobs,
-                    control=Control(split_nodes=0, trace=path))
+        sol = solve(
+            board,
+            goal="blank-first",
+            pattern="5-5-5",
+            data_dir=pdb_dir,
+            jobs=jobs,
+            control=Control(split_nodes=0, trace=path),
+        )
         out[jobs] = (path, sol)
     return out
 
@@ -46,7 +53,9 @@ def test_a_trace_accounts_for_every_node_and_subtree(traced, jobs):
     head = recs[0]
     assert head["trace"] == 1 and head["jobs"] == jobs and head["frontier"] > 1000
     its = [r for r in recs if "iteration" in r]
-    assert [(r["iteration"], r["expanded"]) for r in its] == [(i["bound"], i["expanded"]) for i in sol.iterations]
+    assert [(r["iteration"], r["expanded"]) for r in its] == [
+        (i["bound"], i["expanded"]) for i in sol.iterations
+    ]
     for it in its:
         chunks = [r for r in recs if "chunk" in r and r["bound"] == it["iteration"]]
         got = sum(e for c in chunks for e, s in zip(c["expanded"], c["status"]) if s in (0, 1, 4))
@@ -56,14 +65,20 @@ def test_a_trace_accounts_for_every_node_and_subtree(traced, jobs):
             seen = [i for c in chunks for i in c["chunk"]]
             assert sorted(set(seen)) == list(range(head["frontier"]))
             assert jobs > 1 or len(seen) == head["frontier"]
-    last = [(s, g) for c in recs if "chunk" in c and c["bound"] == its[-1]["iteration"]
-            for s, g in zip(c["status"], c["goal_depth"])]
+    last = [
+        (s, g)
+        for c in recs
+        if "chunk" in c and c["bound"] == its[-1]["iteration"]
+        for s, g in zip(c["status"], c["goal_depth"])
+    ]
     found = [g for s, g in last if s == 0]
     # one solution, at the solution's length; with 2 threads both may meet one (in different
     # subtrees, 2 ms apart, before either sees the other's stop: seen once in CI), each optimal
     assert (len(found) == 1) if jobs == 1 else (1 <= len(found) <= jobs)
     assert all(g == sol.length for g in found)
-    assert {c["worker"] for c in recs if "chunk" in c} <= {f"ida-{i}" for i in range(jobs)} | {"main"}
+    assert {c["worker"] for c in recs if "chunk" in c} <= {f"ida-{i}" for i in range(jobs)} | {
+        "main"
+    }
 
 
 def test_the_simulator_replays_a_one_thread_trace_exactly_at_one_worker(traced):
@@ -79,9 +94,23 @@ def test_the_simulator_replays_a_one_thread_trace_exactly_at_one_worker(traced):
 
 
 def sim_args(**kw):
-    return type("A", (), {"contention": 0.0, "piece": 0.05, "split_cost": 0.0, "latency": 0.0, "count_chunks": False,
-                          "no_cut": False, "no_floor": False, "chunk_cost": 0.0, "nearby_seconds": 0.0,
-                          "client_threads": 0, **kw})()
+    return type(
+        "A",
+        (),
+        {
+            "contention": 0.0,
+            "piece": 0.05,
+            "split_cost": 0.0,
+            "latency": 0.0,
+            "count_chunks": False,
+            "no_cut": False,
+            "no_floor": False,
+            "chunk_cost": 0.0,
+            "nearby_seconds": 0.0,
+            "client_threads": 0,
+            **kw,
+        },
+    )()
 
 
 def test_the_simulated_dask_backend_leaves_iterations_expected_small_to_the_client(traced):
@@ -93,8 +122,11 @@ def test_the_simulated_dask_backend_leaves_iterations_expected_small_to_the_clie
     assert split and all(it.estimate > 0 for it in split[1:])
     slow = sim_args(latency=0.05)
     threads = sim.simulate(split, "threads", 4, slow)[0]
-    assert sim.simulate(split, "dask", 4, sim_args(latency=0.05, nearby_seconds=1e9))[0] == pytest.approx(threads)
-    assert sim.simulate(split, "dask", 4, slow)[0] > threads + 0.05  # a task's latency at least once
+    assert sim.simulate(split, "dask", 4, sim_args(latency=0.05, nearby_seconds=1e9))[
+        0
+    ] == pytest.approx(threads)
+    # a task's latency at least once
+    assert sim.simulate(split, "dask", 4, slow)[0] > threads + 0.05
 
 
 def _synthetic(tmp_path, sizes, found_at=None, found_part=0.5):
@@ -107,15 +139,33 @@ def _synthetic(tmp_path, sizes, found_at=None, found_part=0.5):
 
     def chunk(i, secs, status, bound):
         nonlocal t
-        rec = {"chunk": [i], "bound": bound, "worker": "ida-0", "start": t, "end": t + secs, "status": [status],
-               "expanded": [int(secs * 1e6)], "generated": [0], "goal_depth": [-1]}
+        rec = {
+            "chunk": [i],
+            "bound": bound,
+            "worker": "ida-0",
+            "start": t,
+            "end": t + secs,
+            "status": [status],
+            "expanded": [int(secs * 1e6)],
+            "generated": [0],
+            "goal_depth": [-1],
+        }
         t += secs
         return rec
 
     recs.append({"started": 10, "subtrees": n, "t": 0.0})
     recs += [chunk(i, s, 1, 10) for i, s in enumerate(sizes)]
-    recs.append({"iteration": 10, "expanded": int(sum(sizes) * 1e6), "generated": 0, "seconds": t,
-                 "subtrees": n, "next_f": 12, "t": t})
+    recs.append(
+        {
+            "iteration": 10,
+            "expanded": int(sum(sizes) * 1e6),
+            "generated": 0,
+            "seconds": t,
+            "subtrees": n,
+            "next_f": 12,
+            "t": t,
+        }
+    )
     if found_at is not None:
         order = np.argsort(-np.array(sizes), kind="stable")
         recs.append({"started": 12, "subtrees": n, "t": t})
@@ -131,7 +181,9 @@ def _synthetic(tmp_path, sizes, found_at=None, found_part=0.5):
 
 
 def run(path, *args):
-    r = subprocess.run([sys.executable, str(SCRIPT), str(path), *args], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, str(SCRIPT), str(path), *args], capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     rows = [ln.split() for ln in r.stdout.splitlines() if not ln.startswith("#")][1:]
     return {int(x[0]): (float(x[1]), int(x[3].replace(",", ""))) for x in rows}
@@ -142,7 +194,8 @@ def test_equal_subtrees_scale_linearly_and_the_last_chunk_limits(tmp_path):
     got = run(path, "--workers", "1", "2", "4", "64", "128")
     assert got[1][0] == pytest.approx(64.0)
     assert got[2][0] == pytest.approx(32.0) and got[4][0] == pytest.approx(16.0)
-    assert got[64][0] == pytest.approx(1.0) and got[128][0] == pytest.approx(1.0)  # no subtree is split
+    # no subtree is split
+    assert got[64][0] == pytest.approx(1.0) and got[128][0] == pytest.approx(1.0)
     assert all(n == 64_000_000 for _, n in got.values())
 
 
@@ -154,11 +207,16 @@ def test_a_solution_deep_in_a_big_subtree_limits_threads_and_splitting_helps(tmp
     sizes = [8.0] + [0.5] * 64
     path = _synthetic(tmp_path, sizes, found_at=0, found_part=0.5)
     threads = run(path, "--workers", "1", "16", "--no-cut")
-    assert threads[1] == (pytest.approx(40.0 + 8.0), 48_000_000)  # then 8 s into the biggest subtree
+    assert threads[1] == (
+        pytest.approx(40.0 + 8.0),
+        48_000_000,
+    )  # then 8 s into the biggest subtree
     assert threads[16][0] == pytest.approx(8.0 + 8.0)  # the big subtree, twice
     assert threads[16][1] == 48_000_000 + 64 * 500_000  # the 64 others searched in vain at bound 12
     cut = run(path, "--workers", "1", "16")  # pieces.py: the big subtree cut at the next bound
     assert cut[1] == threads[1] and cut[16][0] < 8.0 + 2.0
-    split = run(path, "--workers", "1", "16", "--scheduler", "split", "--piece", "0.5", "--split-cost", "0")
+    split = run(
+        path, "--workers", "1", "16", "--scheduler", "split", "--piece", "0.5", "--split-cost", "0"
+    )
     assert split[1][0] == pytest.approx(48.0)
     assert split[16][0] == pytest.approx(40.0 / 16 + 8.0 / 16)

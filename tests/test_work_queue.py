@@ -1,4 +1,5 @@
 """The queue a split iteration's workers take their chunks of subtrees from."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,8 +16,12 @@ def drain(q):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 10**7), min_size=1, max_size=300), st.integers(1, 64), st.booleans(),
-       st.sampled_from([0.0, 1e5, 1e7, 1e12]))
+@given(
+    st.lists(st.integers(0, 10**7), min_size=1, max_size=300),
+    st.integers(1, 64),
+    st.booleans(),
+    st.sampled_from([0.0, 1e5, 1e7, 1e12]),
+)
 def test_every_subtree_once_in_order_and_chunks_within_their_limits(sizes, jobs, weighted, floor):
     indices = np.random.default_rng(len(sizes)).permutation(len(sizes))
     weights = np.array(sizes, dtype=np.float64)[indices] if weighted else None
@@ -28,10 +33,10 @@ def test_every_subtree_once_in_order_and_chunks_within_their_limits(sizes, jobs,
         left = len(indices) - done
         assert 1 <= c.size <= (max(1, left // jobs) if weighted else chunk_size(left, jobs))
         if weighted and c.size > 1:  # within the guided share of the work left, or the floor
-            w = weights[done: done + c.size]
+            w = weights[done : done + c.size]
             assert w.sum() <= max(weights[done:].sum() / (WORK_SHARE * jobs), floor) * (1 + 1e-9)
         if weighted and c.size < max(1, left // jobs) and done + c.size < len(indices):
-            w = weights[done: done + c.size + 1]  # and as much as fits: the next one would not
+            w = weights[done : done + c.size + 1]  # and as much as fits: the next one would not
             assert w.sum() > max(weights[done:].sum() / (WORK_SHARE * jobs), floor) * (1 - 1e-9)
         done += c.size
 
@@ -42,11 +47,13 @@ def test_the_biggest_subtrees_at_the_head_go_out_one_at_a_time():
     weights = np.array([1.66e6, 1.48e6, 1.44e6] + [1.9e4] * 8657)
     q = WorkQueue(np.arange(weights.size), weights, 2)
     assert [q.take().tolist() for _ in range(3)] == [[0], [1], [2]]
-    share = weights[3:].sum() / (WORK_SHARE * 2)  # then the small ones, 1/128 of what is left a chunk
+    # then the small ones, 1/128 of what is left a chunk
+    share = weights[3:].sum() / (WORK_SHARE * 2)
     assert q.take().size == int(share // 1.9e4)
     q = WorkQueue(np.arange(weights.size), None, 2)  # by count alone: all three in the first chunk
     assert q.take().tolist() == list(range(MAX_CHUNK))
-    q = WorkQueue(np.arange(weights.size), weights, 2, floor=3.5e6)  # a floor above them: what fits under it
+    # a floor above them: what fits under it
+    q = WorkQueue(np.arange(weights.size), weights, 2, floor=3.5e6)
     assert q.take().tolist() == [0, 1]
 
 
@@ -67,10 +74,13 @@ def test_the_floor_keeps_chunks_of_tiny_subtrees_from_costing_more_than_their_se
     floored = drain(WorkQueue(np.arange(w.size), w, jobs, floor=floor))
     assert len(bare) > 2000 and len(floored) < len(bare) / 4
     small = [c for c in floored if w[c].sum() < floor / 2]
-    assert len(small) < jobs * np.log(w.size)  # only guided self-scheduling's last chunks (by count) are small
+    # only guided self-scheduling's last chunks (by count) are small
+    assert len(small) < jobs * np.log(w.size)
     assert all(w[c].sum() <= floor or c.size == 1 for c in floored)
     big = np.flatnonzero(w > floor)
-    assert [c.tolist() for c in floored[: big.size]] == [[int(i)] for i in big]  # the big ones alone, in order
+    assert [c.tolist() for c in floored[: big.size]] == [
+        [int(i)] for i in big
+    ]  # the big ones alone, in order
 
 
 def test_the_floor_is_a_share_of_a_small_iteration():
@@ -136,13 +146,20 @@ def test_dask_tasks_with_sizes_hold_a_second_or_an_eighth_of_a_workers_share():
     assert np.concatenate(chunks).tolist() == list(range(w.size))
     floor = min(TASK_SECONDS * 4e6, w.sum() / (TASKS_PER_WORKER * 16))
     assert all(w[c].sum() <= floor * (1 + 1e-9) or c.size == 1 for c in chunks)
-    assert len(chunks) < 2 * w.sum() / floor + 16 * np.log(w.size)  # the floor's, and the last few by count
+    # the floor's, and the last few by count
+    assert len(chunks) < 2 * w.sum() / floor + 16 * np.log(w.size)
 
 
 def test_dask_tasks_at_the_tail_are_merged_to_a_twentieth_of_a_second():
     """The queue's tail (the smallest subtrees) went out one subtree a task: 99 of line 28's 244
     tasks at bound 96 on local:16 held under 20 ms of search, run at the scheduler's pace."""
-    from solver.cluster.tasks import MIN_TASK_SECONDS, TASK_SECONDS, TASKS_PER_WORKER, WORK_SHARE, task_chunks
+    from solver.cluster.tasks import (
+        MIN_TASK_SECONDS,
+        TASK_SECONDS,
+        TASKS_PER_WORKER,
+        WORK_SHARE,
+        task_chunks,
+    )
 
     w, jobs, rate = line37_like(), 16, 4e6
     ceiling = min(TASK_SECONDS * rate, w.sum() / (TASKS_PER_WORKER * jobs))

@@ -1,54 +1,73 @@
 """Zero-aware tables (patterndb.build.zeroaware): one entry per placement and blank region."""
+
 import functools
 
 import numpy as np
 import pytest
 
 from patterndb import Frame, PatternError, Shape, TableError, make_goal, random_board
+from patterndb.build import zeroaware
 from patterndb.build.additive import build_pattern, build_regions
-from patterndb.files.catalog import build_pattern_file, map_checked, pattern_expect
 from patterndb.build.nibbles import goal_md
+from patterndb.files.catalog import build_pattern_file, map_checked, pattern_expect
+from patterndb.files.store import read_attrs
 from patterndb.puzzle.patterns import parse_catalog, parse_partition, race_spec
 from patterndb.puzzle.ranking import num_placements
-from patterndb.files.store import read_attrs
-from patterndb.build import zeroaware
 from solver import solve
 from solver.api import Options, make_plan, prepare
-from solver.search.heuristic import h_many
 from solver.ida import Driver, StopFlag, ThreadBackend
+from solver.search.heuristic import h_many
 
 from . import naive
 from .conftest import all_8puzzle_states
-from .test_kernel_counts import assert_kernel_counts, heuristic_and_tiebreak, mirror_leading_boards
 from .instances import korf
+from .test_kernel_counts import assert_kernel_counts, heuristic_and_tiebreak, mirror_leading_boards
 from .test_parallel import assert_counts, problem
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _per_blank(rows, cols, cells, blank):
     return naive.pattern_table(rows, cols, cells, blank, per_blank=True)
 
 
 @pytest.mark.parametrize(
     "rows, cols, cells, blank",
-    [(3, 3, (1, 2, 3, 4), 0), (3, 3, (5, 6, 7, 8), 0), (3, 3, (8, 3, 5), 4), (2, 4, (1, 2, 3), 0),
-     (2, 4, (4, 5, 6, 7), 0), (3, 4, (5, 6, 7, 8), 0), (3, 4, (11, 10, 7), 0), (2, 5, (9, 1, 5, 2), 3),
-     pytest.param(3, 4, (1, 2, 3, 4, 5), 0, marks=pytest.mark.slow)],  # (665,280 entries: 10 s each)
+    [
+        (3, 3, (1, 2, 3, 4), 0),
+        (3, 3, (5, 6, 7, 8), 0),
+        (3, 3, (8, 3, 5), 4),
+        (2, 4, (1, 2, 3), 0),
+        (2, 4, (4, 5, 6, 7), 0),
+        (3, 4, (5, 6, 7, 8), 0),
+        (3, 4, (11, 10, 7), 0),
+        (2, 5, (9, 1, 5, 2), 3),
+        pytest.param(3, 4, (1, 2, 3, 4, 5), 0, marks=pytest.mark.slow),
+    ],  # (665,280 entries: 10 s each)
 )
-@pytest.mark.parametrize("dense, table_cells", [(False, 16), (True, 16), (True, 0)])  # 0: regions filled as on 5x5
-def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(rows, cols, cells, blank, dense, table_cells):
+# 0: regions filled as on 5x5
+@pytest.mark.parametrize("dense, table_cells", [(False, 16), (True, 16), (True, 0)])
+def test_every_entry_is_the_plain_bfs_distance_with_the_blank_where_it_is(
+    rows, cols, cells, blank, dense, table_cells
+):
     """Against a 0-1 BFS over (placement, blank cell): every placement with the blank on
     every free cell (so every region), exactly, but for the documented cap (a region at
     most 2 * MAX_RAISE moves above its placement's minimum)."""
     shape = Shape(rows, cols)
     n, k = shape.n, len(cells)
-    table, words, _, _ = build_regions(shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells)
+    table, words, _, _ = build_regions(
+        shape.neighbours, cols, np.array(cells), blank, table_cells=table_cells
+    )
     assert np.array_equal(table, build_pattern(shape.neighbours, cols, np.array(cells), blank)[0])
     md = goal_md(cols, np.array(cells), n)
     data, layout = zeroaware.zero_aware_table(table, words, n, md, dense)
     ref = _per_blank(rows, cols, tuple(cells), blank)
     assert len(ref) == num_placements(n, k) * (n - k)  # every (placement, blank cell) reached
-    assert data.size == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"], dense)[2]
+    assert (
+        data.size
+        == zeroaware.layout(num_placements(n, k), layout["flagged"], layout["region_bytes"], dense)[
+            2
+        ]
+    )
     assert (layout["prefix_at"] < 0) == dense
     assert layout["flagged"] > 0
     got = naive.zero_aware_values(data, layout, rows, cols, md, ref)
@@ -64,11 +83,16 @@ def test_file_attributes_goal_entry_and_refusals(tmp_path):
     path = build_pattern_file(frame, (0, 1, 2, 3, 4), tmp_path)
     assert path.name == "pdb-3x3-b0-0-4.h5"
     a = read_attrs(path)
-    assert a["encoding"] == "nibble-md-flagged" and a["region_bytes"] == 1 and "region" in a["decoding"]
+    assert (
+        a["encoding"] == "nibble-md-flagged"
+        and a["region_bytes"] == 1
+        and "region" in a["decoding"]
+    )
     assert a["entries"] == 3024 and list(a["tiles"]) == [0, 1, 2, 3, 4] and a["max_raise"] == 2
     map_checked([path], [pattern_expect(frame, (0, 1, 2, 3, 4))])
     plain = build_pattern_file(frame, (1, 2, 3, 4), tmp_path)
-    with pytest.raises(TableError, match="was built for tiles"):  # a plain table is not a zero-aware one
+    # a plain table is not a zero-aware one
+    with pytest.raises(TableError, match="was built for tiles"):
         map_checked([plain], [pattern_expect(frame, (0, 1, 2, 3, 4))])
 
 
@@ -101,12 +125,19 @@ def z_dir(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("plain, zero", [("4-4", "z4-4"), ("1,3,5,7/2,4,6,8", "0,1,3,5,7/0,2,4,6,8")])
+@pytest.mark.parametrize(
+    "plain, zero", [("4-4", "z4-4"), ("1,3,5,7/2,4,6,8", "0,1,3,5,7/0,2,4,6,8")]
+)
 def test_admissible_on_every_8puzzle_state_and_above_the_plain_tables(data_dir, z_dir, plain, zero):
     frame, boards, exact = all_8puzzle_states(data_dir)
     _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
-    hz, hp = (h_many(boards, make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H)
-              for p in (zero, plain))
+    hz, hp = (
+        h_many(
+            boards,
+            make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H,
+        )
+        for p in (zero, plain)
+    )
     assert (hz <= exact).all()
     assert (hz >= hp).all() and (hz > hp).mean() > 0.05
 
@@ -127,14 +158,18 @@ def test_kernel_counts_equal_plain_idastar_and_both_variants_agree(z_dir, rng, s
         p, plan = problem(str(b), pattern=spec, data_dir=z_dir, prune=2)
         h, tiebreak = heuristic_and_tiebreak(b, pattern=spec, data_dir=z_dir, prune=2)
         catalogue = "+" in spec
-        length, its = naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h, tiebreak=None if catalogue else tiebreak)
+        length, its = naive.idastar(
+            tuple(b.tiles.tolist()), gt, 3, 3, h, tiebreak=None if catalogue else tiebreak
+        )
         for split in (0, 10**12):
             out = Driver(p, ThreadBackend(1), StopFlag(), split_nodes=split).run()
             assert len(out.path) - 1 == length
             assert_counts(out, its, split < 10**12)
         if not catalogue:
             assert_kernel_counts(p, its, dfs_pdb_ahead_zero)
-            assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero)
+            assert_kernel_counts(
+                p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero
+            )
 
 
 def test_kernel_reading_the_mirrored_side_first_counts_as_plain_idastar(z_dir, rng):
@@ -147,12 +182,13 @@ def test_kernel_reading_the_mirrored_side_first_counts_as_plain_idastar(z_dir, r
     for b in mirror_leading_boards(rng, 6, pattern="z4-4", data_dir=z_dir, prune=2):
         p, _ = problem(str(b), pattern="z4-4", data_dir=z_dir, prune=2)
         h, _ = heuristic_and_tiebreak(b, pattern="z4-4", data_dir=z_dir, prune=2)
-        assert_kernel_counts(p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero)
+        assert_kernel_counts(
+            p, naive.idastar(tuple(b.tiles.tolist()), gt, 3, 3, h)[1], dfs_pdb_zero
+        )
 
 
 def test_korf_boards_optimal_with_fewer_nodes(z_dir):
-    """z5-5-5 on Korf's instances: the known optimal lengths, never more nodes than 5-5-5,
-"""
+    """z5-5-5 on Korf's instances: the known optimal lengths, never more nodes than 5-5-5,"""
     total = {}
     for spec in ("5-5-5", "z5-5-5"):
         total[spec] = 0
@@ -169,8 +205,13 @@ def test_catalogue_of_zero_aware_and_plain_partitions(data_dir, z_dir, rng):
     frame, boards, exact = all_8puzzle_states(data_dir)
     _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
     cat = "z4-4+1,3,5,7/2,4,6,8"
-    h = [h_many(boards, make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H)
-         for p in (cat, *cat.split("+"))]
+    h = [
+        h_many(
+            boards,
+            make_plan(fr, Options(algorithm="idastar", pattern=p, data_dir=z_dir)).heuristic.H,
+        )
+        for p in (cat, *cat.split("+"))
+    ]
     assert np.array_equal(h[0], np.maximum(h[1], h[2])) and (h[0] <= exact).all()
     for i in rng.choice(len(boards), 40, replace=False):
         r = solve(" ".join(map(str, boards[i])), goal="blank-first", pattern=cat, data_dir=z_dir)
@@ -178,7 +219,9 @@ def test_catalogue_of_zero_aware_and_plain_partitions(data_dir, z_dir, rng):
 
 
 @pytest.mark.parametrize("dense", [False, True])
-def test_search_lookups_decode_both_layouts_as_the_reference(data_dir, tmp_path, monkeypatch, rng, dense):
+def test_search_lookups_decode_both_layouts_as_the_reference(
+    data_dir, tmp_path, monkeypatch, rng, dense
+):
     """The kernels' reading of a zero-aware table (code, prefix or dense word, region) equals
     the plain-Python decoding of its description, per state, with and without the prefix."""
     import h5py
@@ -195,13 +238,20 @@ def test_search_lookups_decode_both_layouts_as_the_reference(data_dir, tmp_path,
             tables.append((fh["table"][()], a, [t for t in g if t]))
         assert (a["prefix_at"] < 0) == dense
     _, fr = prepare("1 2 3 4 5 6 7 8 0", "blank-first")
-    H = make_plan(fr, Options(algorithm="idastar", pattern="0,1,3,5,7/0,2,4,6,8", data_dir=tmp_path,
-                              reflect=False)).heuristic.H
+    H = make_plan(
+        fr,
+        Options(
+            algorithm="idastar", pattern="0,1,3,5,7/0,2,4,6,8", data_dir=tmp_path, reflect=False
+        ),
+    ).heuristic.H
     some = boards[rng.choice(len(boards), 3000, replace=False)]
     want = np.zeros(len(some), dtype=np.int64)
     for data, a, tiles in tables:
         md = goal_md(3, np.array(tiles), 9)
-        keys = [(tuple(int(np.flatnonzero(b == t)[0]) for t in tiles), int(np.flatnonzero(b == 0)[0])) for b in some]
+        keys = [
+            (tuple(int(np.flatnonzero(b == t)[0]) for t in tiles), int(np.flatnonzero(b == 0)[0]))
+            for b in some
+        ]
         values = naive.zero_aware_values(data, a, 3, 3, md, keys)
         want += [values[key] for key in keys]
     assert np.array_equal(h_many(some, H), want)

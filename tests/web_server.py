@@ -1,5 +1,6 @@
 """A real `solver serve` for the page's tests (the web_server fixture of conftest): a process
 of its own on a free port of 127.0.0.1 with small limits (60 s a search, two searches at once)."""
+
 from __future__ import annotations
 
 import http.client
@@ -25,8 +26,13 @@ class Server:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/"
 
-    def request(self, method: str, path: str, body: bytes | str | dict | None = None,
-                headers: dict | None = None) -> tuple[int, dict, bytes]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | str | dict | None = None,
+        headers: dict | None = None,
+    ) -> tuple[int, dict, bytes]:
         """(status, headers, body) of one request."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         if isinstance(body, dict):
@@ -52,8 +58,24 @@ class Server:
 
 def start_server(data: Path, *extra: str) -> Server:
     env = os.environ | {"PATTERNDB_DATA": str(data)}
-    proc = subprocess.Popen([sys.executable, "-m", "solver.cli", "serve", "--port", "0", "--max-seconds", "60",
-                             "--max-searches", "2", *extra], stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "solver.cli",
+            "serve",
+            "--port",
+            "0",
+            "--max-seconds",
+            "60",
+            "--max-searches",
+            "2",
+            *extra,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     banner = proc.stderr.readline().strip()
     m = re.search(r"http://(\[?[\w.:]+\]?):(\d+)/", banner)
     assert m, f"no address in {banner!r}: {proc.stderr.read() if proc.poll() is not None else ''}"

@@ -1,4 +1,5 @@
 """The `pdb` command: build tables (here), and list, inspect, verify and tidy them (cli_tables)."""
+
 from __future__ import annotations
 
 import os
@@ -13,20 +14,47 @@ from pathlib import Path
 import click
 
 from ..build import zeroaware
-from ..puzzle.board import make_goal
-from ..files.buildcheck import build_memory, check_exact_build, check_pattern_build, exact_build_cost
-from ..files.catalog import build_exact_file, build_pattern_file, catalogue_tables, exact_expect, exact_path, map_checked, pattern_expect, pattern_path
-from .common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from ..errors import PatternError, TableError
+from ..files.buildcheck import (
+    build_memory,
+    check_exact_build,
+    check_pattern_build,
+    exact_build_cost,
+)
+from ..files.catalog import (
+    build_exact_file,
+    build_pattern_file,
+    catalogue_tables,
+    exact_expect,
+    exact_path,
+    map_checked,
+    pattern_expect,
+    pattern_path,
+)
 from ..files.datadir import resolve_data_dir
-from ..errors import TableError
-from ..puzzle.frame import Frame
 from ..files.machines import default_depth, load_default, machine_path, where_kept
-from ..errors import PatternError
-from ..puzzle.patterns import CATALOGUES, NAMED, RACES, TABLELESS, Partition, catalog_groups, group_label, is_named, is_zero_aware, names_per_board, parse_catalog, pattern_tiles, race_spec
-from ..puzzle.ranking import num_placements
 from ..files.store import read_attrs
-from .tables import clean, info, list_cmd, pack, plot, verify
+from ..puzzle.board import make_goal
+from ..puzzle.frame import Frame
+from ..puzzle.patterns import (
+    CATALOGUES,
+    NAMED,
+    RACES,
+    TABLELESS,
+    Partition,
+    catalog_groups,
+    group_label,
+    is_named,
+    is_zero_aware,
+    names_per_board,
+    parse_catalog,
+    pattern_tiles,
+    race_spec,
+)
+from ..puzzle.ranking import num_placements
 from ..puzzle.symmetry import catalogue_sums
+from .common import data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from .tables import clean, info, list_cmd, pack, plot, verify
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,11 +67,15 @@ def main() -> None:
 @shape_options
 @goal_option
 @data_dir_option
-@click.option("--pattern", "-p", default=None,
-              help=f"Build additive pattern databases: a named partition ({names_per_board(NAMED)}) or tile groups "
-                   "like 1-7/8-15 or 1,2,5,6/3,4,7,8; the blank, 0, in a group (or z before a name, z7-8) makes its "
-                   f"table zero-aware; A+B: a catalogue, the maximum over partitions (named: {names_per_board(CATALOGUES)}); "
-                   f"A|B: both, for a race (solver solve --pattern A|B; named: {names_per_board(RACES)}).")
+@click.option(
+    "--pattern",
+    "-p",
+    default=None,
+    help=f"Build additive pattern databases: a named partition ({names_per_board(NAMED)}) or tile groups "
+    "like 1-7/8-15 or 1,2,5,6/3,4,7,8; the blank, 0, in a group (or z before a name, z7-8) makes its "
+    f"table zero-aware; A+B: a catalogue, the maximum over partitions (named: {names_per_board(CATALOGUES)}); "
+    f"A|B: both, for a race (solver solve --pattern A|B; named: {names_per_board(RACES)}).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even if the table is cached.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @guarded
@@ -59,20 +91,31 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     frame = Frame.for_goal(make_goal(shape, goal))
     ddir = resolve_data_dir(data_dir)
     if pattern is not None:
-        specs = [spec for spec in map(str.strip, race_spec(pattern, frame).split("|"))  # A|B (or a race's name):
-                 if spec not in TABLELESS]  # both, but a side such as linear-conflict has no table
+        specs = [
+            spec
+            # A|B (or a race's name):
+            for spec in map(str.strip, race_spec(pattern, frame).split("|"))
+            if spec not in TABLELESS
+        ]  # both, but a side such as linear-conflict has no table
         if not specs:
             raise PatternError(f"{pattern} is a heuristic without tables: nothing to build")
         if len(specs) > 1 and not quiet:
             tables = [_spec_tables(frame, parse_catalog(spec, frame), ddir)[0] for spec in specs]
             groups = tuple(dict.fromkeys(g for t in tables for g in t))
-            click.echo(f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
-                       f"{_plan(frame, groups, ddir, force)}", err=True)
+            click.echo(
+                f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
+                f"{_plan(frame, groups, ddir, force)}",
+                err=True,
+            )
         for spec in specs:
             _build_spec(frame, spec, ddir, force, quiet)
-        if default_depth(shape) > 2:  # the search's move-pruning machine: seconds, and then the first solve need not
-            machine = load_default(shape, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True)))
-            used = where_kept(shape, machine.depth, ddir)  # (the user's cache, where ddir could not keep it)
+        # the search's move-pruning machine: seconds, and then the first solve need not
+        if default_depth(shape) > 2:
+            machine = load_default(
+                shape, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True))
+            )
+            # (the user's cache, where ddir could not keep it)
+            used = where_kept(shape, machine.depth, ddir)
             click.echo(str(used or machine_path(ddir, shape, machine.depth)))
         return
     path = exact_path(ddir, frame)
@@ -83,8 +126,11 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     if not quiet:
         disk, memory = exact_build_cost(frame)
         states = math.factorial(shape.n) // 2
-        click.echo(f"building the exact {shape} table: {states:,} states, {disk / 2**20:,.1f} MiB on disk, about "
-                   f"{_size(memory)} of memory, about {_minutes(states / EXACT_RATE)} on 2 cores", err=True)
+        click.echo(
+            f"building the exact {shape} table: {states:,} states, {disk / 2**20:,.1f} MiB on disk, about "
+            f"{_size(memory)} of memory, about {_minutes(states / EXACT_RATE)} on 2 cores",
+            err=True,
+        )
     path = build_exact_file(frame, ddir, progress=not quiet)
     attrs = read_attrs(path)
     if not quiet:
@@ -104,9 +150,12 @@ def _build_spec(frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool) -
         click.echo(f"reading {spec!r} as tile groups {labels} (not a named partition)", err=True)
     tables, served = _spec_tables(frame, parts, ddir)
     if len(parts) > 1 and not quiet:
-        click.echo(f"catalogue {spec}: {served} groups (mirrors included) read from {len(tables)} "
-                   f"tables, the others through a board symmetry ('pdb list' shows which); "
-                   f"{_plan(frame, tables, ddir, force)}", err=True)
+        click.echo(
+            f"catalogue {spec}: {served} groups (mirrors included) read from {len(tables)} "
+            f"tables, the others through a board symmetry ('pdb list' shows which); "
+            f"{_plan(frame, tables, ddir, force)}",
+            err=True,
+        )
     _build_patterns(frame, tables, ddir, force, quiet)
 
 
@@ -125,8 +174,14 @@ def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
     todo = [_cost(frame, g) for g in missing]
     entries, disk = sum(e for e, _ in todo), sum(b for _, b in todo)
     memory = max((build_memory(frame.shape.n, g) for g in missing), default=0)
-    return (f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, {memory / 2**30:.1f} GiB of memory at "
-            f"a time, about {_minutes(entries / BUILD_RATE)} on 2 cores") if todo else "all built"
+    return (
+        (
+            f"{len(todo)} to build: at most {disk / 2**30:.1f} GiB on disk, {memory / 2**30:.1f} GiB of memory at "
+            f"a time, about {_minutes(entries / BUILD_RATE)} on 2 cores"
+        )
+        if todo
+        else "all built"
+    )
 
 
 def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:
@@ -137,16 +192,23 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
             pass
         else:
             entries, size = _cost(frame, tiles)
-            check_pattern_build(frame, tiles, ddir)  # (refused before its line says what it would take)
+            # (refused before its line says what it would take)
+            check_pattern_build(frame, tiles, ddir)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
-                click.echo(f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
-                           f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "
-                           f"about {_minutes(entries / BUILD_RATE)} on 2 cores", err=True)
+                click.echo(
+                    f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
+                    f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "
+                    f"about {_minutes(entries / BUILD_RATE)} on 2 cores",
+                    err=True,
+                )
             path = build_pattern_file(frame, tiles, ddir, progress=not quiet)
             if not quiet:
                 a = read_attrs(path)
-                click.echo(f"built {path}: max {a['max']}, mean {a['mean']:.2f}, {a['build_seconds']:.1f}s", err=True)
+                click.echo(
+                    f"built {path}: max {a['max']}, mean {a['mean']:.2f}, {a['build_seconds']:.1f}s",
+                    err=True,
+                )
         click.echo(str(path))
 
 
@@ -154,7 +216,9 @@ def _cost(frame: Frame, tiles: tuple[int, ...]) -> tuple[int, int]:
     """(entries, the most bytes on disk) of a group's table."""
     entries = num_placements(frame.shape.n, len(pattern_tiles(tiles)))
     if is_zero_aware(tiles):
-        return entries, zeroaware.max_stored_bytes(frame.shape.n, len(pattern_tiles(tiles)), entries)
+        return entries, zeroaware.max_stored_bytes(
+            frame.shape.n, len(pattern_tiles(tiles)), entries
+        )
     return entries, entries // 2
 
 
@@ -182,12 +246,17 @@ def _cached(path: Path, expect: dict, quiet: bool) -> bool:
     if not path.exists():
         return False
     try:
-        _, _, (attrs,) = map_checked([path], [expect])  # mapped: no need to read the whole table to know it is good
+        # mapped: no need to read the whole table to know it is good
+        _, _, (attrs,) = map_checked([path], [expect])
     except TableError as e:
         click.echo(f"{e}: rebuilding it", err=True)
         return False
     if not quiet:
-        hint = "" if attrs.get("encoding", "byte") != "byte" or attrs.get("kind") != "pdb" else f" (1 byte an entry: 'pdb pack {path}' halves it)"
+        hint = (
+            ""
+            if attrs.get("encoding", "byte") != "byte" or attrs.get("kind") != "pdb"
+            else f" (1 byte an entry: 'pdb pack {path}' halves it)"
+        )
         click.echo(f"cached: {path}{hint}", err=True)
     return True
 

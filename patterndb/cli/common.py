@@ -4,21 +4,22 @@ Errors a user can cause become one line on stderr ("error: ...") and exit
 status 2 (bad input) or 3 (a table missing, damaged, or impossible to
 build there), never a traceback.
 """
+
 from __future__ import annotations
 
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
-from ..puzzle.board import GOAL_NAMES
-from ..files.datadir import ENV_VAR
 from ..errors import PuzzleError, TableError
+from ..files.datadir import ENV_VAR
+from ..puzzle.board import GOAL_NAMES
 from ..puzzle.geometry import Shape
-
 
 TABLE_EXIT = 3  # a table is missing, damaged, or cannot be built where asked
 
@@ -52,7 +53,8 @@ def guarded(fn: Callable) -> Callable:
             click.echo("interrupted", err=True)
             sys.exit(INTERRUPTED_EXIT)
         except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush must not fail too)
+            # (the exit's flush must not fail too)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(0)
 
     return wrapper
@@ -61,7 +63,11 @@ def guarded(fn: Callable) -> Callable:
 def shape_options(fn: Callable) -> Callable:
     fn = click.option("--cols", type=click.IntRange(2, 7), help="Board columns (2 to 7).")(fn)
     fn = click.option("--rows", type=click.IntRange(2, 7), help="Board rows (2 to 7).")(fn)
-    fn = click.option("--size", type=click.IntRange(2, 7), help="Square board side (3 = 8-puzzle, 4 = 15-puzzle, up to 7).")(fn)
+    fn = click.option(
+        "--size",
+        type=click.IntRange(2, 7),
+        help="Square board side (3 = 8-puzzle, 4 = 15-puzzle, up to 7).",
+    )(fn)
     return fn
 
 
@@ -87,11 +93,13 @@ def data_dir_option(fn: Callable) -> Callable:
         default=None,
         callback=_data_dir,
         help=f"Directory of built tables [default: ${ENV_VAR}, else data/ of a checkout, else the user's "
-             "data directory; pdb list says which].",
+        "data directory; pdb list says which].",
     )(fn)
 
 
-def resolve_shape(size: int | None, rows: int | None, cols: int | None, required: bool = True) -> Shape | None:
+def resolve_shape(
+    size: int | None, rows: int | None, cols: int | None, required: bool = True
+) -> Shape | None:
     if size is not None and (rows is not None or cols is not None):
         raise click.UsageError("give --size or --rows/--cols, not both")
     if size is not None:
@@ -103,4 +111,3 @@ def resolve_shape(size: int | None, rows: int | None, cols: int | None, required
     if required:
         raise click.UsageError("give the board size: --size N or --rows R --cols C")
     return None
-

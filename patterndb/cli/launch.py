@@ -6,6 +6,7 @@ A Ctrl-C that lands inside a compiled extension's import does not always reach u
 KeyboardInterrupt: numba's `_dispatcher`, for one, turns it into "ImportError: numba._devicearray
 failed to import". So the launcher notes each SIGINT as it arrives, and an error that escapes the
 command after one is reported as the interruption it is."""
+
 from __future__ import annotations
 
 import importlib
@@ -59,7 +60,9 @@ def _note_sigints() -> None:
     def noting(signum: int, frame: Any) -> None:
         global _sigint_seen
         _sigint_seen = True
-        sys.unraisablehook = _quiet  # the command is going down: a half-made object's __del__ need not say so
+        sys.unraisablehook = (
+            _quiet  # the command is going down: a half-made object's __del__ need not say so
+        )
         signal.default_int_handler(signum, frame)
 
     signal.signal(signal.SIGINT, noting)

@@ -9,6 +9,7 @@ zero-aware table counts each placement's minimum over the blank's regions there 
 region needs the whole board; the sum is then a little below what the search sees).
 matplotlib is an optional extra (`pip install -e '.[plot]'`), imported only here.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..puzzle.board import Board, random_board
 from ..errors import PuzzleError, TableError
+from ..puzzle.board import Board, random_board
 from ..puzzle.geometry import Shape
 from ..puzzle.patterns import pattern_tiles
 
@@ -46,8 +47,8 @@ FORMATS = ("png", "svg")
 def group_minima(table: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
     """One byte per placement: the table's value, for a zero-aware table the minimum over
     the blank's regions (its 4-bit code less the flag)."""
-    from ..files.catalog import unpack
     from ..files.attrs import is_packed, is_zero_aware
+    from ..files.catalog import unpack
 
     entries = int(attrs["entries"])
     if not (is_packed(attrs) or is_zero_aware(attrs)):
@@ -72,15 +73,18 @@ def rank_rows(cells: np.ndarray, n: int) -> np.ndarray:
     return r
 
 
-def sampled_sums(tables: list[tuple[np.ndarray, dict[str, Any]]], samples: int,
-                 rng: np.random.Generator) -> np.ndarray:
+def sampled_sums(
+    tables: list[tuple[np.ndarray, dict[str, Any]]], samples: int, rng: np.random.Generator
+) -> np.ndarray:
     """The sum of the groups' values at `samples` random solvable states; TableError unless
     the tables are disjoint groups of one board and goal."""
     first = tables[0][1]
     if any(a.get("kind") != "pdb" for _, a in tables):
         raise TableError("--sum adds group tables (pdb-*.h5), not exact ones")
-    if any((a["rows"], a["cols"], str(a["goal"])) != (first["rows"], first["cols"], str(first["goal"]))
-           for _, a in tables):
+    if any(
+        (a["rows"], a["cols"], str(a["goal"])) != (first["rows"], first["cols"], str(first["goal"]))
+        for _, a in tables
+    ):
         raise TableError("--sum adds tables of one board and goal")
     groups = [pattern_tiles(tuple(int(t) for t in a["tiles"])) for _, a in tables]
     if len(set().union(*groups)) != sum(map(len, groups)):
@@ -94,8 +98,12 @@ def sampled_sums(tables: list[tuple[np.ndarray, dict[str, Any]]], samples: int,
     return total
 
 
-def plot_tables(tables: list[tuple[Path, dict[str, Any]]], out: Path, fmt: str = "png",
-                sums: np.ndarray | None = None) -> int:
+def plot_tables(
+    tables: list[tuple[Path, dict[str, Any]]],
+    out: Path,
+    fmt: str = "png",
+    sums: np.ndarray | None = None,
+) -> int:
     """One panel per table: entries at each value (log scale), and one for sampled sums if
     given; written to out as fmt (png or svg). Returns the number of panels."""
     plt = pyplot()

@@ -1,6 +1,7 @@
 """What a table file's attributes say: its encoding, its size in bytes, whether it was built
 for what a search needs. Plain functions of the attribute dict (no file access), shared by the
 reader (store), the checks (integrity) and the mapping (mapping)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,13 +9,22 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TableError
 from ..build.nibbles import ENCODING
 from ..build.zeroaware import ENCODING as REGIONS
 from ..build.zeroaware import layout
+from ..errors import TableError
 
 FORMAT_VERSION = 1
-REQUIRED = ("format_version", "entries", "checksum_crc32", "kind", "rows", "cols", "goal", "histogram")
+REQUIRED = (
+    "format_version",
+    "entries",
+    "checksum_crc32",
+    "kind",
+    "rows",
+    "cols",
+    "goal",
+    "histogram",
+)
 
 
 def plain(v: Any) -> Any:
@@ -42,7 +52,9 @@ def stored_size(attrs: dict[str, Any]) -> int:
     """Bytes of the dataset: an entry each, two entries a byte when packed, or zero-aware's layout."""
     entries = int(attrs["entries"])
     if is_zero_aware(attrs):
-        return layout(entries, int(attrs["flagged"]), int(attrs["region_bytes"]), int(attrs["prefix_at"]) < 0)[2]
+        return layout(
+            entries, int(attrs["flagged"]), int(attrs["region_bytes"]), int(attrs["prefix_at"]) < 0
+        )[2]
     return (entries + 1) // 2 if is_packed(attrs) else entries
 
 

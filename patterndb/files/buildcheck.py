@@ -1,24 +1,26 @@
 """Before a build: can it be done here? Its memory, its room on disk, and one build of a file at
 a time across processes. A build that cannot be done is refused in one line before it starts,
 so a long build never ends in a traceback with its work thrown away."""
+
 from __future__ import annotations
 
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..build import zeroaware
 from ..build.additive import bytes_needed
-from .datadir import available_memory
-from ..errors import TableError, WriteError
 from ..build.exact import check_exact_size, table_size
+from ..errors import TableError, WriteError
 from ..puzzle.frame import Frame
-from .locks import exclusive
 from ..puzzle.patterns import group_label, is_zero_aware, pattern_tiles
 from ..puzzle.ranking import num_placements
+from .datadir import available_memory
+from .locks import exclusive
+
 
 def check_memory(needed: int, what: str) -> None:
     free = available_memory()
@@ -37,17 +39,23 @@ def check_writable(data_dir: Path, needed: int, what: str) -> None:
         raise WriteError(f"cannot write {what}: {data_dir} is not a directory")
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=data_dir):  # a unique name: builds in two threads do not collide
+        # a unique name: builds in two threads do not collide
+        with tempfile.TemporaryFile(dir=data_dir):
             pass
     except OSError as e:
-        raise WriteError(f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})") from None
+        raise WriteError(
+            f"cannot write {what}: cannot write to {data_dir} ({e.strerror or e})"
+        ) from None
     free = shutil.disk_usage(data_dir).free
     if needed + DISK_MARGIN > free:
-        raise WriteError(f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
-                         f"{data_dir} has {_mib(free)} free")
+        raise WriteError(
+            f"cannot write {what}: it needs {_mib(needed)} on disk and {_mib(DISK_MARGIN)} to spare, "
+            f"{data_dir} has {_mib(free)} free"
+        )
 
 
-DISK_MARGIN = 16 << 20  # bytes a build leaves free beside its table (the HDF5 file's own overhead and more)
+# bytes a build leaves free beside its table (the HDF5 file's own overhead and more)
+DISK_MARGIN = 16 << 20
 
 
 def _mib(n: int) -> str:
@@ -60,12 +68,21 @@ def build_lock(path: Path, progress: bool) -> Iterator[bool]:
     """One build of a table at a time: a second build of it waits for the first, and is
     told (True) when the table was written meanwhile, so it need not build it again."""
     before = path.stat().st_mtime_ns if path.exists() else None
-    say = (lambda: print(f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True)) \
-        if progress else (lambda: None)
+    say = (
+        (
+            lambda: print(
+                f"waiting for another build of {path.name} ...", file=sys.stderr, flush=True
+            )
+        )
+        if progress
+        else (lambda: None)
+    )
     with exclusive(path.parent / f".{path.name}.lock", say):
         built = path.exists() and path.stat().st_mtime_ns != before
         if built and progress:
-            print(f"another build wrote {path.name} meanwhile: using it", file=sys.stderr, flush=True)
+            print(
+                f"another build wrote {path.name} meanwhile: using it", file=sys.stderr, flush=True
+            )
         yield built
 
 

@@ -1,5 +1,6 @@
 """Where built tables live: --data-dir, else $PATTERNDB_DATA, else data/ of a checkout, else the
 user's data directory as the platform names it (an installed package)."""
+
 from __future__ import annotations
 
 import os
@@ -54,7 +55,9 @@ def _checked(path: Path, text: str, what: str) -> Path:
     if not text.strip():
         raise PuzzleError(f"{what} is empty: name a directory (. for this one)")
     if path.exists() and not path.is_dir():
-        raise TableError(f"{what} {text} is not a directory (it is a file): no table can be kept there")
+        raise TableError(
+            f"{what} {text} is not a directory (it is a file): no table can be kept there"
+        )
     return path
 
 

@@ -9,6 +9,7 @@ system changes the ctime, which no program can set back (restoring the mtime wit
 the ctime to now), so such a change is always checked in full before the table is used. A few
 random blocks are checked again on every later load (spot_check), for damage that bypasses the
 file system. docs/design.md ("What is checked") says what this guarantees."""
+
 from __future__ import annotations
 
 import base64
@@ -22,16 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from .attrs import is_packed, is_zero_aware, plain
-from .datadir import cache_dir
-from ..errors import TableError
 from ..build.exact import histogram, histogram_mean
 from ..build.nibbles import nibble_histogram
+from ..errors import TableError
+from .attrs import is_packed, is_zero_aware, plain
+from .datadir import cache_dir
 
 VERIFIED = ".verified.json"  # beside the tables: what was found about each file checked in full
 TMP_MARK = ".tmp"  # (a registry is written through a temporary file too)
 MTIME_SLACK = 2.0  # seconds: an mtime this recent may share its (coarse) tick with a change to come
-CTIME_SLACK = 0.1  # the ctime is the kernel's clock, a few ms a tick where it is finer than the mtime's
+CTIME_SLACK = (
+    0.1  # the ctime is the kernel's clock, a few ms a tick where it is finer than the mtime's
+)
 SPOT_BLOCK = 256 << 10  # bytes per block whose crc32 is remembered after a full check
 SPOT_BLOCKS = 2  # blocks re-checked at random on every load of a remembered file (about 0.2 ms)
 
@@ -41,8 +44,19 @@ def checksum(data: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(data).view(np.uint8)) & 0xFFFFFFFF
 
 
-IDENTITY = ("kind", "rows", "cols", "goal", "tiles", "encoding", "entries", "histogram", "nibble_histogram")
-ZERO_AWARE_LAYOUT = ("flag_code", "region_bytes", "prefix_at", "regions_at", "flagged")  # (in a zero-aware digest)
+IDENTITY = (
+    "kind",
+    "rows",
+    "cols",
+    "goal",
+    "tiles",
+    "encoding",
+    "entries",
+    "histogram",
+    "nibble_histogram",
+)
+# (in a zero-aware digest)
+ZERO_AWARE_LAYOUT = "flag_code", "region_bytes", "prefix_at", "regions_at", "flagged"
 
 
 def digest(data_crc: int, attrs: dict[str, Any]) -> int:
@@ -159,12 +173,16 @@ def spot_check(path: Path, data: np.ndarray, blocks: str, count: int = SPOT_BLOC
     raw = memoryview(np.ascontiguousarray(data).view(np.uint8))
     n = (len(raw) + SPOT_BLOCK - 1) // SPOT_BLOCK
     if crcs.size != n:
-        raise TableError(f"{path} is damaged: it has {n} blocks, {crcs.size} were recorded (run pdb verify)")
+        raise TableError(
+            f"{path} is damaged: it has {n} blocks, {crcs.size} were recorded (run pdb verify)"
+        )
     for i in np.random.default_rng().choice(n, min(n, count), replace=False):
         if zlib.crc32(raw[i * SPOT_BLOCK : (i + 1) * SPOT_BLOCK]) != crcs[i]:
             forget(path)
-            raise TableError(f"{path} is damaged: bytes {i * SPOT_BLOCK:,} to {(i + 1) * SPOT_BLOCK:,} changed since "
-                             "it was checked, with its size and time kept (rebuild it)")
+            raise TableError(
+                f"{path} is damaged: bytes {i * SPOT_BLOCK:,} to {(i + 1) * SPOT_BLOCK:,} changed since "
+                "it was checked, with its size and time kept (rebuild it)"
+            )
 
 
 def remembered_attrs(path: Path) -> dict[str, Any] | None:
@@ -188,23 +206,38 @@ def verify(path: Path, attrs: dict[str, Any], data: np.ndarray, verify: str) -> 
     else:
         if checksum(data) != attrs["checksum_crc32"]:
             raise TableError(f"{path} is damaged: checksum mismatch (rebuild it)")
-        if ("digest_crc32" in attrs or is_packed(attrs) or is_zero_aware(attrs)) and attrs.get("digest_crc32") != digest(
-                int(attrs["checksum_crc32"]), attrs):
-            raise TableError(f"{path} is damaged or altered: its data does not match its attributes (digest_crc32)")
+        if ("digest_crc32" in attrs or is_packed(attrs) or is_zero_aware(attrs)) and attrs.get(
+            "digest_crc32"
+        ) != digest(int(attrs["checksum_crc32"]), attrs):
+            raise TableError(
+                f"{path} is damaged or altered: its data does not match its attributes (digest_crc32)"
+            )
         want = np.asarray(attrs["histogram"])
-        if is_packed(attrs):  # the stored values against their own histogram; h's histogram is consistent
+        # the stored values against their own histogram; h's histogram is consistent
+        if is_packed(attrs):
             hist = want
-            same = np.array_equal(nibble_histogram(data, int(attrs["entries"])), attrs.get("nibble_histogram"))
-        elif is_zero_aware(attrs):  # the codes against their histogram, and the flagged ones against the layout
+            same = np.array_equal(
+                nibble_histogram(data, int(attrs["entries"])), attrs.get("nibble_histogram")
+            )
+        # the codes against their histogram, and the flagged ones against the layout
+        elif is_zero_aware(attrs):
             hist = want
             entries = int(attrs["entries"])
-            code_hist = nibble_histogram(data[:(entries + 1) // 2], entries)
-            same = (np.array_equal(code_hist, attrs.get("nibble_histogram"))
-                    and int(code_hist[int(attrs["flag_code"]):].sum()) == int(attrs["flagged"]))
+            code_hist = nibble_histogram(data[: (entries + 1) // 2], entries)
+            same = np.array_equal(code_hist, attrs.get("nibble_histogram")) and int(
+                code_hist[int(attrs["flag_code"]) :].sum()
+            ) == int(attrs["flagged"])
         else:
             hist = histogram(data)
             same = np.array_equal(hist, want)
-        if (not same or attrs.get("max") != hist.size - 1
-                or not np.isclose(attrs.get("mean", -1.0), histogram_mean(hist))):
-            raise TableError(f"{path} is damaged or altered: its values differ from its recorded histogram")
-        remember(path, {"crc": int(attrs["checksum_crc32"]), "attrs": attrs, "blocks": block_crcs(data)})
+        if (
+            not same
+            or attrs.get("max") != hist.size - 1
+            or not np.isclose(attrs.get("mean", -1.0), histogram_mean(hist))
+        ):
+            raise TableError(
+                f"{path} is damaged or altered: its values differ from its recorded histogram"
+            )
+        remember(
+            path, {"crc": int(attrs["checksum_crc32"]), "attrs": attrs, "blocks": block_crcs(data)}
+        )

@@ -6,17 +6,20 @@ a file no longer in the directory, so after each lock is taken the name is
 checked to still be that file (else it is opened afresh): two builders never
 both believe they hold the lock.
 """
+
 from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 @contextmanager
-def exclusive(lock_path: Path, waiting: Callable[[], None] = lambda: None, wait: bool = True) -> Iterator[None]:
+def exclusive(
+    lock_path: Path, waiting: Callable[[], None] = lambda: None, wait: bool = True
+) -> Iterator[None]:
     """Hold the lock of lock_path for the block; waiting() is called once if another
     process holds it first (or, with wait False, BlockingIOError is raised then). Raises
     OSError when the lock file cannot be made."""

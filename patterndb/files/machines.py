@@ -8,29 +8,32 @@ path it should not could make an answer too long, so a file is refused
 unless its checksum, shape and depth match and every transition points at a
 state that exists; it is then rebuilt.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
-from .attrs import plain
-from .datadir import available_memory, cache_dir
+from ..build.movefsm import MoveMachine, build, build_cost, undo_machine
 from ..errors import TableError
 from ..puzzle.geometry import Shape
+from .attrs import plain
+from .datadir import available_memory, cache_dir
 from .integrity import remember, remembered
 from .locks import exclusive
-from ..build.movefsm import MoveMachine, build, build_cost, undo_machine
 from .store import atomic, hdf5_writer
 
 FORMAT_VERSION = 1
 KIND = "move-fsm"
-DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s and 1.9 GB, 2.6 M states)
+DEPTH_MAX = (
+    20  # the deepest machine built on request (4x4 at 20: about 30 s and 1.9 GB, 2.6 M states)
+)
 # The depth IDA* uses unless told, by measurement: on 4x4 (Korf's 100, 7-8) depths 12, 14
 # and 16 keep 77%, 75% and 74% of the nodes in 0.46, 0.47 and 0.51 s; on 5x5 with `best`
 # (2 threads, docs/benchmarks.md) 16 against 14 took 0.82x the time on Korf-Felner's five
@@ -40,7 +43,9 @@ DEPTH_MAX = 20  # the deepest machine built on request (4x4 at 20: about 30 s an
 # to build (16: 15 s and 1 GB); where it does not fit, 16 serves.
 DEFAULT_DEPTH = {(4, 4): 14, (5, 5): 18}
 
-_memo: dict[tuple[Path, int, int], MoveMachine] = {}  # this process's machines by (path, mtime, size)
+_memo: dict[
+    tuple[Path, int, int], MoveMachine
+] = {}  # this process's machines by (path, mtime, size)
 
 
 def default_depth(shape: Shape) -> int:
@@ -61,11 +66,15 @@ def write_machine(path: Path, shape: Shape, machine: MoveMachine, seconds: float
     with atomic(path) as tmp:
         with hdf5_writer(tmp) as f:
             t = f.create_dataset("transitions", data=machine.transitions)
-            t.attrs["meaning"] = ("transitions[s, d]: the state after the blank moves in direction d "
-                                  "(0 U, 1 D, 2 L, 3 R) from state s, or -1 when the move leaves the board "
-                                  "or ends a duplicate move sequence")
+            t.attrs["meaning"] = (
+                "transitions[s, d]: the state after the blank moves in direction d "
+                "(0 U, 1 D, 2 L, 3 R) from state s, or -1 when the move leaves the board "
+                "or ends a duplicate move sequence"
+            )
             s = f.create_dataset("start", data=machine.start)
-            s.attrs["meaning"] = "start[c]: the state of a search whose blank starts on cell c (row-major)"
+            s.attrs["meaning"] = (
+                "start[c]: the state of a search whose blank starts on cell c (row-major)"
+            )
             a = f.attrs
             a["kind"] = KIND
             a["format_version"] = FORMAT_VERSION
@@ -75,10 +84,12 @@ def write_machine(path: Path, shape: Shape, machine: MoveMachine, seconds: float
             a["forbidden_per_length"] = machine.forbidden
             a["checksum_crc32"] = _checksum(machine.transitions, machine.start)
             a["build_seconds"] = float(seconds)
-            a["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-            a["description"] = ("Taylor-Korf move pruning: an Aho-Corasick automaton over every minimal blank "
-                                "path of up to `depth` moves whose effect an earlier path (by length, then "
-                                "direction string) already has")
+            a["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+            a["description"] = (
+                "Taylor-Korf move pruning: an Aho-Corasick automaton over every minimal blank "
+                "path of up to `depth` moves whose effect an earlier path (by length, then "
+                "direction string) already has"
+            )
 
 
 def is_machine_file(path: Path) -> bool:
@@ -97,8 +108,10 @@ def machine_attrs(path: Path) -> dict:
     try:
         with h5py.File(path, "r") as f:
             a = _attrs(f)
-    except Exception as e:
-        raise TableError(f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})") from None
+    except Exception as e:  # noqa: BLE001 - h5py raises OSError/KeyError/... for damaged files
+        raise TableError(
+            f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})"
+        ) from None
     if a.get("kind") != KIND:
         raise TableError(f"{path} is not a move-pruning machine")
     return a
@@ -123,15 +136,26 @@ def read_machine(path: Path, shape: Shape, depth: int, trust: bool = True) -> Mo
         a, transitions, start, places = _read_hdf5(path)
     else:
         a, transitions, start = got
-    want = {"kind": KIND, "format_version": FORMAT_VERSION, "rows": shape.rows, "cols": shape.cols, "depth": depth}
+    want = {
+        "kind": KIND,
+        "format_version": FORMAT_VERSION,
+        "rows": shape.rows,
+        "cols": shape.cols,
+        "depth": depth,
+    }
     for k, v in want.items():
         if a.get(k) != v:
             raise TableError(f"{path} was built for {k}={a.get(k)!r}, not {v!r}")
     states = transitions.shape[0] if transitions.ndim == 2 else 0
-    if (transitions.dtype != np.int32 or transitions.shape != (states, 4) or start.dtype != np.int32
-            or start.shape != (shape.n,) or a.get("checksum_crc32") != _checksum(transitions, start)
-            or not (-1 <= transitions.min(initial=0) and transitions.max(initial=0) < states)
-            or not (0 <= start.min() and start.max() < states)):
+    if (
+        transitions.dtype != np.int32
+        or transitions.shape != (states, 4)
+        or start.dtype != np.int32
+        or start.shape != (shape.n,)
+        or a.get("checksum_crc32") != _checksum(transitions, start)
+        or not (-1 <= transitions.min(initial=0) and transitions.max(initial=0) < states)
+        or not (0 <= start.min() and start.max() < states)
+    ):
         raise TableError(f"{path} is damaged: checksum or structure mismatch (it is rebuilt)")
     forbidden = np.asarray(a.get("forbidden_per_length", np.zeros(depth + 1)), dtype=np.int64)
     if places is not None:
@@ -148,10 +172,19 @@ def _read_hdf5(path: Path) -> tuple[dict, np.ndarray, np.ndarray, dict | None]:
             a = _attrs(f)
             t, s = f["transitions"], f["start"]
             transitions, start = t[()], s[()]
-            plain = all(d.chunks is None and d.compression is None and d.id.get_offset() is not None for d in (t, s))
-            places = {"transitions": int(t.id.get_offset()), "start": int(s.id.get_offset())} if plain else None
-    except Exception as e:  # h5py raises OSError/KeyError/... for damaged files
-        raise TableError(f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})") from None
+            plain = all(
+                d.chunks is None and d.compression is None and d.id.get_offset() is not None
+                for d in (t, s)
+            )
+            places = (
+                {"transitions": int(t.id.get_offset()), "start": int(s.id.get_offset())}
+                if plain
+                else None
+            )
+    except Exception as e:  # noqa: BLE001 - h5py raises OSError/KeyError/... for damaged files
+        raise TableError(
+            f"{path} is damaged or not a move-pruning machine ({e.__class__.__name__}: {e})"
+        ) from None
     return a, transitions, start, places
 
 
@@ -160,7 +193,9 @@ def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarr
     a = info["attrs"]
     try:
         states, n = int(a["states"]), int(a["rows"]) * int(a["cols"])
-        transitions = np.fromfile(path, dtype=np.int32, count=4 * states, offset=info["transitions"])
+        transitions = np.fromfile(
+            path, dtype=np.int32, count=4 * states, offset=info["transitions"]
+        )
         start = np.fromfile(path, dtype=np.int32, count=n, offset=info["start"])
         if transitions.size != 4 * states or start.size != n:
             return None
@@ -169,7 +204,9 @@ def _read_remembered(path: Path, info: dict) -> tuple[dict, np.ndarray, np.ndarr
     return a, transitions.reshape(states, 4), start
 
 
-def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:
+def load_or_build(
+    shape: Shape, depth: int, data_dir: Path, log: Callable[[str], None] = lambda s: None
+) -> MoveMachine:
     """This shape's machine of this depth: from this process's memory, the data directory (or
     the user's cache, where a read-only data directory made us keep it), or built now and
     kept in the first of the two that can be written (a damaged file is rebuilt)."""
@@ -177,12 +214,16 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
         raise ValueError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     if depth == 2:
         return undo_machine(shape)  # nothing to search for: made in microseconds
-    places = (machine_path(data_dir, shape, depth), machine_path(cache_dir() / "machines", shape, depth))
+    places = (
+        machine_path(data_dir, shape, depth),
+        machine_path(cache_dir() / "machines", shape, depth),
+    )
     machine = _kept(places, shape, depth, log)
     if machine is not None:
         return machine
     with _build_lock(places, log) as locked:
-        machine = _kept(places, shape, depth, lambda s: None) if locked else None  # built while we waited?
+        # built while we waited?
+        machine = _kept(places, shape, depth, lambda s: None) if locked else None
         if machine is not None:
             log(f"another process built the {shape} move-pruning machine meanwhile: using it")
             return machine
@@ -192,11 +233,16 @@ def load_or_build(shape: Shape, depth: int, data_dir: Path, log: Callable[[str],
 def where_kept(shape: Shape, depth: int, data_dir: Path) -> Path | None:
     """The file this shape's machine of this depth is read from: in the data directory, or in
     the user's cache where the data directory could not hold it; None if neither holds one."""
-    places = (machine_path(data_dir, shape, depth), machine_path(cache_dir() / "machines", shape, depth))
+    places = (
+        machine_path(data_dir, shape, depth),
+        machine_path(cache_dir() / "machines", shape, depth),
+    )
     return next((p for p in places if p.exists()), None)
 
 
-def _kept(places: tuple[Path, Path], shape: Shape, depth: int, log: Callable[[str], None]) -> MoveMachine | None:
+def _kept(
+    places: tuple[Path, Path], shape: Shape, depth: int, log: Callable[[str], None]
+) -> MoveMachine | None:
     """The machine kept in the first of places that holds a sound one (read once per file
     version: _memo), or None; a damaged file is logged and passed over."""
     for path in places:
@@ -227,7 +273,8 @@ def _build_lock(places: tuple[Path, Path], log: Callable[[str], None]) -> Iterat
                 pass
         except OSError:
             continue
-        with exclusive(lock, lambda: log(f"waiting for another process building {path.name} ...")):
+        waiting = f"waiting for another process building {path.name} ..."
+        with exclusive(lock, lambda: log(waiting)):  # noqa: B023 - called within this iteration
             yield True
         return
     yield False
@@ -241,7 +288,9 @@ class TooBig(TableError):
         self.why = why
 
 
-def load_default(shape: Shape, data_dir: Path, log: Callable[[str], None] = lambda s: None) -> MoveMachine:
+def load_default(
+    shape: Shape, data_dir: Path, log: Callable[[str], None] = lambda s: None
+) -> MoveMachine:
     """This shape's machine of its default depth (load_or_build); where that one is not kept
     and its build would not fit in the memory at hand, the deepest shallower one that does,
     said in one line."""
@@ -262,13 +311,17 @@ def check_build(shape: Shape, depth: int) -> float:
     cost = build_cost(shape, depth)
     free = available_memory()
     if free >= 0 and cost.bytes > free:
-        why = (f"the {shape} move-pruning machine of depth {depth} would need about {cost.bytes / 2**30:.1f} GiB "
-               f"to build and {free / 2**30:.1f} GiB is available")
+        why = (
+            f"the {shape} move-pruning machine of depth {depth} would need about {cost.bytes / 2**30:.1f} GiB "
+            f"to build and {free / 2**30:.1f} GiB is available"
+        )
         raise TooBig(why, f"choose a smaller depth (the default is {default_depth(shape)})")
     return cost.seconds
 
 
-def _build_and_keep(shape: Shape, depth: int, places: tuple[Path, Path], log: Callable[[str], None]) -> MoveMachine:
+def _build_and_keep(
+    shape: Shape, depth: int, places: tuple[Path, Path], log: Callable[[str], None]
+) -> MoveMachine:
     """Build the machine and keep it in the first of places that can be written."""
     seconds = check_build(shape, depth)
     about = f", about {seconds:.0f} s" if seconds >= 5 else ""

@@ -1,6 +1,7 @@
 """Tables memory-mapped into one array for the search kernels, in 2 MB pages where the kernel
 can (map_tables), and mapped in bulk before a batch (populate). Linux only: elsewhere the
 tables are read (store.load_table)."""
+
 from __future__ import annotations
 
 import ctypes
@@ -12,13 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from .attrs import check_attrs, stored_size
 from ..errors import TableError
+from .attrs import check_attrs, stored_size
 from .integrity import remembered_attrs, verify
 from .store import read_attrs
 
 
-def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, list[dict]] | None:
+def map_tables(
+    paths: list[Path], expects: list[dict[str, Any]]
+) -> tuple[np.ndarray, np.ndarray, list[dict]] | None:
     """Memory-map several tables into one array: (data, offsets, attributes), or None where
     that is not possible (then read them). Table i is data[offsets[i] : offsets[i] + stored_size].
 
@@ -67,12 +70,19 @@ def map_tables(paths: list[Path], expects: list[dict[str, Any]]) -> tuple[np.nda
     for (path, start, size), span in zip(places, spans):
         delta, phase = start % page, start % huge - start % page
         with open(path, "rb") as fh:
-            got = libc.mmap(base + cursor + phase, size + delta, _PROT_READ | _PROT_WRITE, _MAP_PRIVATE | _MAP_FIXED,
-                            fh.fileno(), start - delta)
+            got = libc.mmap(
+                base + cursor + phase,
+                size + delta,
+                _PROT_READ | _PROT_WRITE,
+                _MAP_PRIVATE | _MAP_FIXED,
+                fh.fileno(),
+                start - delta,
+            )
         if got != base + cursor + phase:
             libc.munmap(ctypes.c_void_p(base), total)
             return None
-        libc.madvise(ctypes.c_void_p(got), ctypes.c_size_t(size + delta), _MADV_HUGEPAGE)  # advice: may fail
+        # advice: may fail
+        libc.madvise(ctypes.c_void_p(got), ctypes.c_size_t(size + delta), _MADV_HUGEPAGE)
         offsets.append(cursor + phase + delta)
         cursor += span
     region = (ctypes.c_uint8 * total).from_address(base)
@@ -99,7 +109,9 @@ def populate(data: np.ndarray) -> bool:
     page = os.sysconf("SC_PAGE_SIZE")
     start = data.ctypes.data // page * page
     end = data.ctypes.data + data.nbytes
-    return libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), _MADV_POPULATE_READ) == 0
+    return (
+        libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), _MADV_POPULATE_READ) == 0
+    )
 
 
 _PROT_READ, _PROT_WRITE = 1, 2
@@ -114,7 +126,14 @@ def _libc():
         return None
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mmap.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     return libc

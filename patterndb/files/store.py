@@ -6,24 +6,26 @@ needed to interpret it lives in the dataset's attributes. Files are written
 under a temporary name and renamed into place only when complete, so a build
 killed at any moment never leaves a file that loads.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
 import io
 import os
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from .attrs import FORMAT_VERSION, REQUIRED, check_attrs, plain, stored_size
-from ..errors import TableError, WriteError
-from . import integrity
-from .integrity import TMP_MARK, checksum, digest
 from ..build.nibbles import ENCODING
 from ..build.zeroaware import ENCODING as REGIONS
+from ..errors import TableError, WriteError
+from . import integrity
+from .attrs import FORMAT_VERSION, REQUIRED, check_attrs, plain, stored_size
+from .integrity import TMP_MARK, checksum, digest
 
 DATASET = "table"
 
@@ -149,8 +151,10 @@ def write_table(path: Path, data: np.ndarray, attrs: dict[str, Any]) -> None:
             if "entries" not in attrs:
                 ds.attrs["entries"] = data.size
             ds.attrs["checksum_crc32"] = checksum(data)
-            ds.attrs["digest_crc32"] = digest(int(ds.attrs["checksum_crc32"]), {k: ds.attrs[k] for k in ds.attrs})
-            ds.attrs["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+            ds.attrs["digest_crc32"] = digest(
+                int(ds.attrs["checksum_crc32"]), {k: ds.attrs[k] for k in ds.attrs}
+            )
+            ds.attrs["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def temporaries(data_dir: Path, pattern: str = "*") -> list[tuple[Path, int, bool]]:
@@ -187,24 +191,34 @@ def read_attrs(path: Path) -> dict[str, Any]:
             attrs["_shape"] = ds.shape
             attrs["_dtype"] = str(ds.dtype)
             # where the data starts in the file, if it is one plain run of bytes (it can be mapped)
-            attrs["_offset"] = ds.id.get_offset() if ds.chunks is None and ds.compression is None else None
+            attrs["_offset"] = (
+                ds.id.get_offset() if ds.chunks is None and ds.compression is None else None
+            )
     except TableError:
         raise
-    except Exception as e:  # h5py raises OSError/KeyError/... for damaged files
-        raise TableError(f"{path} is damaged or not an HDF5 file ({e.__class__.__name__}: {e})") from None
+    except Exception as e:  # noqa: BLE001 - h5py raises OSError/KeyError/... for damaged files
+        raise TableError(
+            f"{path} is damaged or not an HDF5 file ({e.__class__.__name__}: {e})"
+        ) from None
     missing = [k for k in REQUIRED if k not in attrs]
     if missing:
-        raise TableError(f"{path} is damaged: attribute{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing")
+        raise TableError(
+            f"{path} is damaged: attribute{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing"
+        )
     if attrs.get("format_version") != FORMAT_VERSION:
         raise TableError(
             f"{path} has format version {attrs.get('format_version')}, this program reads {FORMAT_VERSION}: rebuild it"
         )
     if attrs.get("encoding", "byte") not in ("byte", ENCODING, REGIONS):
-        raise TableError(f"{path} has encoding {attrs.get('encoding')!r}, this program reads 'byte', '{ENCODING}' "
-                         f"and '{REGIONS}'")
+        raise TableError(
+            f"{path} has encoding {attrs.get('encoding')!r}, this program reads 'byte', '{ENCODING}' "
+            f"and '{REGIONS}'"
+        )
     if attrs["_dtype"] != "uint8" or attrs["_shape"] != (stored_size(attrs),):
-        raise TableError(f"{path} is damaged: table is {attrs['_dtype']}{attrs['_shape']}, "
-                         f"expected uint8 ({stored_size(attrs)},)")
+        raise TableError(
+            f"{path} is damaged: table is {attrs['_dtype']}{attrs['_shape']}, "
+            f"expected uint8 ({stored_size(attrs)},)"
+        )
     return attrs
 
 
@@ -234,9 +248,7 @@ def load_table(
     try:
         with h5py.File(path, "r") as f:
             f[DATASET].read_direct(out)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - whatever h5py raises for a damaged file
         raise TableError(f"{path} is damaged: cannot read its table ({e})") from None
     integrity.verify(path, attrs, out, verify)
     return out, attrs
-
-

@@ -4,6 +4,7 @@ A board is stored cell -> tile (row-major, 0 = blank). Parsing is strict:
 every malformed input raises BoardError with a message that says exactly
 what is wrong, because the CLIs show that message as the only output.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,7 +17,9 @@ from ..errors import BoardError
 from .geometry import Shape
 
 BLANK_CHARS = "_.0"
-MAX_BOARD_CHARS = 4096  # a 25-cell board with spaces and comments is about 100: anything longer is not a board
+MAX_BOARD_CHARS = (
+    4096  # a 25-cell board with spaces and comments is about 100: anything longer is not a board
+)
 _SEPARATED = re.compile(r"[\s,;]+")
 
 
@@ -132,7 +135,9 @@ def _tokenise_line(line: str) -> list[tuple[int, str]]:
             elif len(tok) == 1 and tok.isascii() and tok.isalpha():
                 out.append((_letter(tok), tok))
             else:
-                raise BoardError(f"unexpected token {tok!r} in board: use integers or letters, 0 or _ for the blank")
+                raise BoardError(
+                    f"unexpected token {tok!r} in board: use integers or letters, 0 or _ for the blank"
+                )
         return out
     out = []
     for ch in line:
@@ -163,7 +168,9 @@ def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> 
     if not isinstance(text, str):
         raise BoardError(f"a board must be a string, got {type(text).__name__}")
     if len(text) > MAX_BOARD_CHARS:  # refused before any work: a 10 MB line took 900 MB to tokenise
-        raise BoardError(f"a board of {len(text):,} characters: no board is longer than {MAX_BOARD_CHARS:,}")
+        raise BoardError(
+            f"a board of {len(text):,} characters: no board is longer than {MAX_BOARD_CHARS:,}"
+        )
     text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write
     lines = [ln for ln in text.replace("/", "\n").splitlines() if ln.strip()]
     if not lines:
@@ -174,7 +181,9 @@ def parse_board(text: str, rows: int | None = None, cols: int | None = None) -> 
     if rows is None and cols is None and len(lines) > 1:
         widths = {len(line) for line in per_line}
         if len(widths) != 1:
-            raise BoardError("grid rows have different lengths: " + ", ".join(str(len(p)) for p in per_line))
+            raise BoardError(
+                "grid rows have different lengths: " + ", ".join(str(len(p)) for p in per_line)
+            )
         rows, cols = len(lines), widths.pop()
     if rows is None and cols is None:
         side = math.isqrt(count)
@@ -250,7 +259,9 @@ def check_solvable(board: Board, goal: Board) -> None:
     if not is_solvable(board, goal):
         other = [name for name in GOAL_NAMES if is_solvable(board, make_goal(board.shape, name))]
         hint = f" (it is solvable for --goal {other[0]})" if other else ""
-        raise BoardError(f"board '{board}' is not solvable: it has the wrong permutation parity for goal '{goal}'{hint}")
+        raise BoardError(
+            f"board '{board}' is not solvable: it has the wrong permutation parity for goal '{goal}'{hint}"
+        )
 
 
 def random_board(shape: Shape, goal: Board, rng: np.random.Generator) -> Board:

@@ -6,6 +6,7 @@ when that brings the goal blank nearer cell 0. Blank-first and blank-last
 (and any goal with the blank in a corner of the first or last cell) then
 share one set of tables: users never build twice for the two conventions.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -82,4 +83,3 @@ class Frame:
 
     def directions_from_canonical(self, directions: str) -> str:
         return directions.translate(_FLIP) if self.rotated else directions
-

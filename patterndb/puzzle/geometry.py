@@ -3,6 +3,7 @@
 Cells are numbered row-major from 0. A move is named by the direction the
 blank travels (U, D, L, R); the tile moved travels the opposite way.
 """
+
 from __future__ import annotations
 
 import operator
@@ -33,7 +34,9 @@ class Shape:
                     f"{name} must be an integer from {MIN_SIDE} to {MAX_SIDE}, got {v!r}"
                 )
         if self.rows * self.cols > MAX_CELLS:
-            raise BoardError(f"a {self.rows}x{self.cols} board has {self.rows * self.cols} cells; at most {MAX_CELLS}")
+            raise BoardError(
+                f"a {self.rows}x{self.cols} board has {self.rows * self.cols} cells; at most {MAX_CELLS}"
+            )
 
     @property
     def n(self) -> int:

@@ -11,6 +11,7 @@ A spec that names a partition for the board is read as that name, so
 "7-8" is the 7-8 partition, not tiles 7 and 8 (write "7,8" for those); a
 lone "a-b" that is not a name for the board is refused, not read as tiles.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,6 @@ from typing import Any
 
 from ..errors import PatternError, TableError
 from .frame import Frame
-
 
 Partition = tuple[tuple[int, ...], ...]
 # A zero-aware build packs a rank (32 bits), the covered cells and the blank's cell in one int64.
@@ -29,10 +29,20 @@ def _r(a: int, b: int) -> tuple[int, ...]:
     return tuple(range(a, b + 1))
 
 
-_SIXES = ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24))
+_SIXES = (
+    (1, 2, 5, 6, 7, 12),
+    (3, 4, 8, 9, 13, 14),
+    (10, 11, 15, 16, 20, 21),
+    (17, 18, 19, 22, 23, 24),
+)
 # Four 6-tile blocks turned about the centre: a second partition whose blocks cut across
 # 6-6-6-6's, so the maximum of the two gains where one of them is weak.
-_PINWHEEL = ((1, 2, 3, 6, 7, 8), (4, 9, 13, 14, 19, 24), (5, 10, 11, 15, 16, 20), (12, 17, 18, 21, 22, 23))
+_PINWHEEL = (
+    (1, 2, 3, 6, 7, 8),
+    (4, 9, 13, 14, 19, 24),
+    (5, 10, 11, 15, 16, 20),
+    (12, 17, 18, 21, 22, 23),
+)
 # Clausecker & Reinefeld's best single partition (their catalogue's "best-single"): blocks of
 # 3x2 and 2x3 at the bottom, two hooks at the top (A: 1,2,5,6,10,11; B: 3,4,7,8,9,12):
 #     . A A B B
@@ -42,15 +52,21 @@ _PINWHEEL = ((1, 2, 3, 6, 7, 8), (4, 9, 13, 14, 19, 24), (5, 10, 11, 15, 16, 20)
 #     D D D C C
 # Zero-aware alone it is weaker than z6-6-6-6 on Korf & Felner's 10 easiest (2.45 G nodes against
 # 1.85 G), but it cuts across both 6-6-6-6 and the pinwheel, so it strengthens their maximum (max3).
-_BLOCKS = ((1, 2, 5, 6, 10, 11), (3, 4, 7, 8, 9, 12), (13, 14, 18, 19, 23, 24), (15, 16, 17, 20, 21, 22))
+_BLOCKS = (
+    (1, 2, 5, 6, 10, 11),
+    (3, 4, 7, 8, 9, 12),
+    (13, 14, 18, 19, 23, 24),
+    (15, 16, 17, 20, 21, 22),
+)
 
 
 def _banded(rows: int, cols: int, size: int) -> tuple[tuple[int, ...], ...]:
     """Groups of size tiles along two-row bands: each band walked a column at a time (its
     two cells top first), the bands in turn, left to right then right to left, cut into
     consecutive groups, the first one (round the blank) smaller where size does not divide
-    the tiles: 2x2 blocks with size 4, a block and a tile with size 5. Sparse groups on a big board gain most from tiles that meet (in one row or
-    column, or side by side), so a group is kept compact rather than spread out."""
+    the tiles: 2x2 blocks with size 4, a block and a tile with size 5. Sparse groups on a big
+    board gain most from tiles that meet (in one row or column, or side by side), so a group is
+    kept compact rather than spread out."""
     walk = []
     for band, top in enumerate(range(0, rows, 2)):
         columns = range(cols) if band % 2 == 0 else range(cols - 1, -1, -1)
@@ -104,10 +120,25 @@ _E, _F, _G, _H = "1,2,5,6,10,11", "3,4,7,8,9,12", "13,14,15,16,17,18", "19,20,21
 _I, _J, _K, _L = "1,5,6,10,15,20", "11,12,16,17,21,22", "3,4,9,14,19,24", "7,8,12,13,18,23"
 _M, _N, _O, _P = "2,3,7,8,13,18", "4,9,14,19,23,24", "11,12,13,16,17,18", "14,19,21,22,23,24"
 _Q, _R, _S, _T = "1,2,5,6,10,15", "3,4,7,8,9,14", "11,16,17,20,21,22", "12,13,18,19,23,24"
-_CR14 = tuple(_groups(*p) for p in (
-    (_A, _B, _C, _D), (_E, _F, _C, _D), (_A, _B, _G, _H), (_E, _F, _G, _H), (_I, _B, _J, _C), (_E, _K, _L, _D),
-    (_I, _M, _N, _J), (_A, _M, _N, _D), (_I, _B, _O, _P), (_Q, _R, _O, _H), (_Q, _K, _L, _S), (_Q, _F, _S, _C),
-    (_E, _R, _T, _D), (_Q, _R, _S, _T)))
+_CR14 = tuple(
+    _groups(*p)
+    for p in (
+        (_A, _B, _C, _D),
+        (_E, _F, _C, _D),
+        (_A, _B, _G, _H),
+        (_E, _F, _G, _H),
+        (_I, _B, _J, _C),
+        (_E, _K, _L, _D),
+        (_I, _M, _N, _J),
+        (_A, _M, _N, _D),
+        (_I, _B, _O, _P),
+        (_Q, _R, _O, _H),
+        (_Q, _K, _L, _S),
+        (_Q, _F, _S, _C),
+        (_E, _R, _T, _D),
+        (_Q, _R, _S, _T),
+    )
+)
 _CR7 = tuple(_CR14[i] for i in (0, 1, 2, 3, 4, 5, 8))
 # Named catalogues: the maximum over partitions, for the fewest nodes rather than the least
 # time (measured: 4x4, Korf's 100, 1 thread: 795,176 nodes against best's 693,950 since
@@ -116,7 +147,12 @@ _CR7 = tuple(_CR14[i] for i in (0, 1, 2, 3, 4, 5, 8))
 CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
     (4, 4): {"max2": "z7-8+6-6-3"},
     # max3: 0.96 G nodes on Korf & Felner's 10 easiest (0.72x max2's) in 264 s wall, 12.26 G on the 20 easiest.
-    (5, 5): {"max2": "z6-6-6-6+zpinwheel", "max3": "zblocks+z6-6-6-6+zpinwheel", "cr7": _CR7, "cr14": _CR14},
+    (5, 5): {
+        "max2": "z6-6-6-6+zpinwheel",
+        "max3": "zblocks+z6-6-6-6+zpinwheel",
+        "cr7": _CR7,
+        "cr14": _CR14,
+    },
 }
 # Races (solver.ida.race): "A|B" searches each board with whichever of A (cheaper per node)
 # and B finishes the same bound in less CPU time. best on 5x5: z6-6-6-6 wins the easy boards,
@@ -124,8 +160,10 @@ CATALOGUES: dict[tuple[int, int], dict[str, str | tuple[Partition, ...]]] = {
 # tiles with the blank anywhere start below linear conflict on most random boards (13 of 20),
 # and IDA* on linear conflict, 2-3x the time a node, proved as much or more in the same time
 # on each of four (docs/benchmarks.md, "35- and 48-puzzles"); on 6x6 the tables proved more.
-RACES: dict[tuple[int, int], dict[str, str]] = {(5, 5): {"best": "z6-6-6-6|cr14"},
-                                                (7, 7): {"best": "strong|linear-conflict"}}
+RACES: dict[tuple[int, int], dict[str, str]] = {
+    (5, 5): {"best": "z6-6-6-6|cr14"},
+    (7, 7): {"best": "strong|linear-conflict"},
+}
 # Race sides that are no tables (the solver's classic heuristics, by their names): nothing to build.
 TABLELESS = ("linear-conflict",)
 _TOKEN = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -141,7 +179,9 @@ def _parse_group(text: str, n: int) -> list[int]:
         tok = tok.strip()
         m = _TOKEN.match(tok)
         if not m:
-            raise PatternError(f"bad tile group item {tok!r}: use numbers and ranges like 1-7 or 1,2,5")
+            raise PatternError(
+                f"bad tile group item {tok!r}: use numbers and ranges like 1-7 or 1,2,5"
+            )
         a = int(m.group(1))
         b = int(m.group(2)) if m.group(2) else a
         if a > b:
@@ -149,8 +189,10 @@ def _parse_group(text: str, n: int) -> list[int]:
         tiles.extend(range(a, b + 1))
     for t in tiles:
         if not 0 <= t <= n - 1:
-            raise PatternError(f"tile {t} is not a tile of this board (tiles are 1..{n - 1}, and 0, the blank, "
-                               "makes a group's table zero-aware)")
+            raise PatternError(
+                f"tile {t} is not a tile of this board (tiles are 1..{n - 1}, and 0, the blank, "
+                "makes a group's table zero-aware)"
+            )
     return tiles
 
 
@@ -171,8 +213,10 @@ def zero_aware_fits(shape) -> bool:
 
 def _check_zero_aware(shape) -> None:
     if not zero_aware_fits(shape):
-        raise PatternError(f"zero-aware tables (the blank, 0, in a group) are for boards of at most "
-                           f"{ZERO_AWARE_MAX_CELLS} cells, not {shape}: leave the blank out")
+        raise PatternError(
+            f"zero-aware tables (the blank, 0, in a group) are for boards of at most "
+            f"{ZERO_AWARE_MAX_CELLS} cells, not {shape}: leave the blank out"
+        )
 
 
 def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
@@ -189,7 +233,9 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
         raise PatternError("empty pattern")
     names = ", ".join(named) or "none"
     if re.fullmatch(r"\d+(-\d+){2,}", spec):
-        raise PatternError(f"no named partition {spec!r} for {shape} (named: {names}); give tile groups like 1-7/8-15")
+        raise PatternError(
+            f"no named partition {spec!r} for {shape} (named: {names}); give tile groups like 1-7/8-15"
+        )
     groups = [_parse_group(g, shape.n) for g in spec.split("/")]
     seen: dict[int, int] = {}
     for i, g in enumerate(groups):
@@ -210,17 +256,24 @@ def parse_partition(spec: str, frame: Frame) -> tuple[tuple[int, ...], ...]:
         _check_zero_aware(shape)
     for g in map(pattern_tiles, groups):
         if len(g) > shape.n - 2:
-            raise PatternError(f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}")
-    if re.fullmatch(r"\d+-\d+", spec):  # reads like a name ("7-8" on 3x3 was one group of tiles 7 and 8)
-        raise PatternError(f"{spec!r} is not a named partition for {shape} (named: {names}); for one group of "
-                           f"tiles {groups[0][0]} to {groups[0][-1]} write them with commas "
-                           f"({','.join(map(str, groups[0]))})")
+            raise PatternError(
+                f"a group of {len(g)} tiles leaves no room for the blank to wander: at most {shape.n - 2}"
+            )
+    # reads like a name ("7-8" on 3x3 was one group of tiles 7 and 8)
+    if re.fullmatch(r"\d+-\d+", spec):
+        raise PatternError(
+            f"{spec!r} is not a named partition for {shape} (named: {names}); for one group of "
+            f"tiles {groups[0][0]} to {groups[0][-1]} write them with commas "
+            f"({','.join(map(str, groups[0]))})"
+        )
     return tuple(tuple(sorted(int(frame.label[t]) for t in g)) for g in groups)
 
 
 def names_per_board(names: dict[tuple[int, int], dict]) -> str:
     """NAMED's or CATALOGUES' names per board, for --help texts: 'best, 7-8 on 4x4; ...'."""
-    return "; ".join(f"{', '.join(by_name)} on {rows}x{cols}" for (rows, cols), by_name in names.items())
+    return "; ".join(
+        f"{', '.join(by_name)} on {rows}x{cols}" for (rows, cols), by_name in names.items()
+    )
 
 
 def named_catalogues(rows: int, cols: int) -> dict[str, str | tuple[Partition, ...]]:
@@ -244,9 +297,14 @@ def is_named(spec: str, frame: Frame) -> bool:
     joined by '+' or '|')?"""
     named = named_partitions(frame.shape.rows, frame.shape.cols)
     sides = [_expand(side, frame) for side in race_spec(spec, frame).split("|")]
-    return all(isinstance(side, tuple) or side.strip() in TABLELESS
-               or all(p.strip().removeprefix("z") in named or _expand(p, frame) != p for p in side.split("+"))
-               for side in sides)
+    return all(
+        isinstance(side, tuple)
+        or side.strip() in TABLELESS
+        or all(
+            p.strip().removeprefix("z") in named or _expand(p, frame) != p for p in side.split("+")
+        )
+        for side in sides
+    )
 
 
 def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
@@ -256,7 +314,8 @@ def parse_catalog(spec: str, frame: Frame) -> tuple[Partition, ...]:
     if isinstance(spec, tuple):
         return spec
     parts: tuple[Partition, ...] = ()
-    for p in spec.split("+"):  # a catalogue's name among them stands for its partitions ("cr14+A/B/C/D")
+    # a catalogue's name among them stands for its partitions ("cr14+A/B/C/D")
+    for p in spec.split("+"):
         parts += parse_catalog(p, frame) if _expand(p, frame) != p else (parse_partition(p, frame),)
     if len(set(parts)) != len(parts):
         raise PatternError(f"a partition appears twice in {spec!r}")
@@ -275,7 +334,9 @@ def group_label(tiles: tuple[int, ...]) -> str:
         j = i
         while j + 1 < len(tiles) and tiles[j + 1] == tiles[j] + 1:
             j += 1
-        parts.append(f"{tiles[i]}-{tiles[j]}" if j > i + 1 else ",".join(map(str, tiles[i : j + 1])))
+        parts.append(
+            f"{tiles[i]}-{tiles[j]}" if j > i + 1 else ",".join(map(str, tiles[i : j + 1]))
+        )
         i = j + 1
     return ",".join(parts)
 
@@ -287,10 +348,14 @@ def goal_index(attrs: dict[str, Any]) -> int:
     cell = {t: c for c, t in enumerate(goal)}
     tiles = list(range(n)) if attrs["kind"] == "exact" else [int(t) for t in attrs.get("tiles", [])]
     if sorted(goal) != list(range(n)) or not tiles or not set(tiles) <= set(cell):
-        raise TableError(f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}")
-    tiles = list(pattern_tiles(tuple(tiles))) if attrs["kind"] != "exact" else tiles  # (zero-aware: same rank)
+        raise TableError(
+            f"table attributes are inconsistent: goal {attrs['goal']!r}, tiles {attrs.get('tiles')!r}"
+        )
+    # (zero-aware: same rank)
+    tiles = list(pattern_tiles(tuple(tiles))) if attrs["kind"] != "exact" else tiles
     r, used = 0, []
-    for i, p in enumerate(cell[t] for t in tiles):  # ranking.rank in plain Python: no kernel to load for this
+    # ranking.rank in plain Python: no kernel to load for this
+    for i, p in enumerate(cell[t] for t in tiles):
         r = r * (n - i) + p - sum(u < p for u in used)
         used.append(p)
     return r

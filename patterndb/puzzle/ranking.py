@@ -8,14 +8,15 @@ digit: all placements with tile 0 on cell c form one contiguous block.
 With k == n this is the Lehmer rank of a full permutation (0 .. n! - 1).
 Ranks are int64: P(n, k) must stay below 2**63 (any table does).
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from ..jit import njit
 
 from ..bits import lowest_bit, nth_bit, popcount
+from ..jit import njit
 
 
 def num_placements(n: int, k: int) -> int:

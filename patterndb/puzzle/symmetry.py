@@ -20,10 +20,11 @@ four groups of 6-6-6-6 from two.
 Groups are written as elsewhere (patterns.py): sorted tuples of canonical tiles,
 with 0 when the table is zero-aware; a symmetry keeps that mark.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -50,10 +51,14 @@ def board_symmetries(rows: int, cols: int) -> tuple[Symmetry, ...]:
     """The board's symmetries, identity first: 8 on a square board, 4 on another."""
     out = []
     for name, transpose, flip_rows, flip_cols in (
-        ("identity", False, False, False), ("transpose", True, False, False),
-        ("rotate 180", False, True, True), ("anti-transpose", True, True, True),
-        ("flip rows", False, True, False), ("flip columns", False, False, True),
-        ("rotate 90", True, False, True), ("rotate 270", True, True, False),
+        ("identity", False, False, False),
+        ("transpose", True, False, False),
+        ("rotate 180", False, True, True),
+        ("anti-transpose", True, True, True),
+        ("flip rows", False, True, False),
+        ("flip columns", False, False, True),
+        ("rotate 90", True, False, True),
+        ("rotate 270", True, True, False),
     ):
         if transpose and rows != cols:
             continue
@@ -130,7 +135,9 @@ def servers(frame: Frame, group: tuple[int, ...]) -> Iterable[Served]:
             yield Served(group, table, sym)
 
 
-def serve(frame: Frame, groups: Iterable[tuple[int, ...]], have: Callable[[tuple[int, ...]], bool]) -> list[Served]:
+def serve(
+    frame: Frame, groups: Iterable[tuple[int, ...]], have: Callable[[tuple[int, ...]], bool]
+) -> list[Served]:
     """How each of groups is read, from few tables: a greedy cover (the table serving most
     groups still unserved, a group's own table on ties), over the tables that have() says
     exist first, then over all. A group is read from its own table where that is among
@@ -152,14 +159,20 @@ def serve(frame: Frame, groups: Iterable[tuple[int, ...]], have: Callable[[tuple
     out = []
     for g in groups:
         pick = [s for s in options[g] if s.table in chosen]
-        out.append(next((s for s in pick if s.table == g), None) or min(pick, key=lambda s: chosen.index(s.table)))
+        out.append(
+            next((s for s in pick if s.table == g), None)
+            or min(pick, key=lambda s: chosen.index(s.table))
+        )
     return out
 
 
 def diagonal(frame: Frame) -> tuple[np.ndarray, np.ndarray] | None:
     """(tile map, cell map) of the transpose where it maps the canonical goal onto itself (a
     square board, the blank's goal on the diagonal: Korf & Felner's mirror), else None."""
-    sym = next((s for s in board_symmetries(frame.shape.rows, frame.shape.cols) if s.name == "transpose"), None)
+    sym = next(
+        (s for s in board_symmetries(frame.shape.rows, frame.shape.cols) if s.name == "transpose"),
+        None,
+    )
     if sym is None:
         return None
     tiles = tile_map(frame, sym)
@@ -176,7 +189,9 @@ def mirrored(frame: Frame, part: Partition) -> Partition | None:
     return tuple(sorted(tuple(sorted(int(s[t]) for t in g)) for g in part))
 
 
-def catalogue_sums(frame: Frame, parts: tuple[Partition, ...], reflect: bool = True) -> tuple[Partition, ...]:
+def catalogue_sums(
+    frame: Frame, parts: tuple[Partition, ...], reflect: bool = True
+) -> tuple[Partition, ...]:
     """The sums a catalogue's search takes the maximum of: each partition, followed (reflect)
     by its mirror where the goal has one, each sum once."""
     out: list[Partition] = []

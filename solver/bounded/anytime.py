@@ -30,6 +30,7 @@ its solution (optimal: gap 0), when a weighted or beam solution meets the lower 
 or when it is stopped (time-out, Ctrl-C, the page's stop button), with the best solution and
 the bound proven so far. Nothing rests on the weight's own guarantee: the claim is only what
 the two bounds prove."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,16 +45,17 @@ import numpy as np
 
 from patterndb import Board
 
-from .handover import cannot_end
 from ..heuristics import Heuristic
-from ..plan import Control, Plan
 from ..ida import StopFlag
 from ..ida.state import Iteration, SearchState
+from ..plan import Control, Plan
 from ..solution import NodeLimitReached, SearchStopped, Solution
+from .handover import cannot_end
 
 WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
-WIDTHS = tuple(4 ** k for k in range(5, 10))  # beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
+# beam widths, 1,024 to 262,144 (about 0.2 GB on the 24-puzzle)
+WIDTHS = tuple(4**k for k in range(5, 10))
 RIVAL_WIDTH = 65_536  # the widest beam on a race's rival heuristic (about 0.1 GB with cr14)
 # How deep the first beams may go, in multiples of h at the start (depth + h below it): past it a
 # beam has lost its way. On the seeded 7x7 hundred (`strong`, width 1,024) 85 first beams found
@@ -87,7 +89,9 @@ POLL = 0.05  # seconds between two looks at the stop flag while only IDA* runs
 # them over (solver.bounded.handover), in turn: on five 24-puzzles that missed 5% by one step, windows
 # searched again with 10 M and then 50 M took the last 2 moves off three in 14-33 s.
 DEEP_NODES = (10_000_000, 50_000_000)
-HANDED_OVER = "handed over"  # IDA*'s stop reason when it gives its cores to the upper bound's searches
+HANDED_OVER = (
+    "handed over"  # IDA*'s stop reason when it gives its cores to the upper bound's searches
+)
 
 Update = Callable[[dict], None]
 
@@ -100,7 +104,8 @@ class Bounded:
     lower_bound: int
     heuristic: str  # the admissible heuristic that proved the lower bound
     reason: str  # "optimal", "within" (the asked bound is proven), or why it stopped: "timeout", "interrupted"...
-    updates: list[dict] = field(default_factory=list)  # each better solution or higher bound, as it came
+    # each better solution or higher bound, as it came
+    updates: list[dict] = field(default_factory=list)
 
     @property
     def gap(self) -> float:
@@ -113,8 +118,13 @@ class Bounded:
         return self.solution.length == self.lower_bound
 
     def to_dict(self) -> dict:
-        return self.solution.to_dict() | {"lower_bound": self.lower_bound, "gap": round(self.gap, 6),
-                                          "optimal": self.optimal, "ended": self.reason, "updates": self.updates}
+        return self.solution.to_dict() | {
+            "lower_bound": self.lower_bound,
+            "gap": round(self.gap, 6),
+            "optimal": self.optimal,
+            "ended": self.reason,
+            "updates": self.updates,
+        }
 
 
 class _Bounds:
@@ -128,8 +138,11 @@ class _Bounds:
         self.updates: list[dict] = []
 
     def _tell(self, moves: list[int] | None = None) -> None:
-        event = {"seconds": round(time.perf_counter() - self.start, 4), "lower_bound": self.lower,
-                 "length": None if self.best is None else self.best.length}
+        event = {
+            "seconds": round(time.perf_counter() - self.start, 4),
+            "lower_bound": self.lower,
+            "length": None if self.best is None else self.best.length,
+        }
         if moves is not None:  # (a better solution: its tiles, as it came)
             event["moves"] = moves
         self.updates.append(event)
@@ -154,7 +167,9 @@ class _LowerBound:
     """A Listener of the IDA* driver: each iteration's start proves its bound; judge(state,
     elapsed), if given, looks at a split iteration's progress (solver.bounded.handover)."""
 
-    def __init__(self, bounds: _Bounds, judge: Callable[[SearchState, float], None] | None = None) -> None:
+    def __init__(
+        self, bounds: _Bounds, judge: Callable[[SearchState, float], None] | None = None
+    ) -> None:
         self.bounds = bounds
         self.judge = judge
 
@@ -169,15 +184,24 @@ class _LowerBound:
         pass
 
 
-def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: int,
-              finished: Callable[[], bool]) -> bool:
+def _weighted(
+    board: Board,
+    plan: Plan,
+    bounds: _Bounds,
+    weight: float,
+    nodes: int,
+    finished: Callable[[], bool],
+) -> bool:
     """One weighted A* run held to nodes (greedy search instead if it finds nothing and
     no solution is known yet: a weak heuristic); False once the node limit was reached."""
     from ..api import run
 
-    weighted = dataclasses.replace(plan, algorithm="wastar", rival=None,
-                                   options=dataclasses.replace(plan.options, weight=weight, max_nodes=nodes,
-                                                               timeout=None))
+    weighted = dataclasses.replace(
+        plan,
+        algorithm="wastar",
+        rival=None,
+        options=dataclasses.replace(plan.options, weight=weight, max_nodes=nodes, timeout=None),
+    )
     with _stopped_once(finished) as flag:
         try:
             bounds.offer(run(board, weighted, Control(stop=flag)))
@@ -185,7 +209,13 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
         except NodeLimitReached:
             if bounds.best is None:
                 try:
-                    bounds.offer(run(board, dataclasses.replace(weighted, algorithm="greedy"), Control(stop=flag)))
+                    bounds.offer(
+                        run(
+                            board,
+                            dataclasses.replace(weighted, algorithm="greedy"),
+                            Control(stop=flag),
+                        )
+                    )
                 except (NodeLimitReached, SearchStopped):
                     pass
             return False
@@ -193,8 +223,15 @@ def _weighted(board: Board, plan: Plan, bounds: _Bounds, weight: float, nodes: i
             return False
 
 
-def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Callable[[], bool],
-          heuristic: Heuristic | None = None, reach: int | None = None) -> None:
+def _beam(
+    board: Board,
+    plan: Plan,
+    bounds: _Bounds,
+    width: int,
+    finished: Callable[[], bool],
+    heuristic: Heuristic | None = None,
+    reach: int | None = None,
+) -> None:
     """One beam search for a solution shorter than the best so far (stopped once finished()),
     on the plan's heuristic or the one given (its rival); keeping only states with depth + h
     below reach, where given and shorter."""
@@ -203,20 +240,42 @@ def _beam(board: Board, plan: Plan, bounds: _Bounds, width: int, finished: Calla
 
     h = heuristic or plan.heuristic
     with bounds.lock:
-        below = bounds.best.length if bounds.best is not None else 10 ** 4
+        below = bounds.best.length if bounds.best is not None else 10**4
     below = below if reach is None else min(below, reach)
     canon = plan.frame.to_canonical(board)
     started = time.perf_counter()
     with _stopped_once(finished) as flag:
-        status, path, generated = beam_kernel(canon.tiles.astype(np.int8), plan.frame.canonical_goal.tiles.astype(np.int8),
-                                              h.H, board.shape.neighbours, width, below, flag.flag)
+        status, path, generated = beam_kernel(
+            canon.tiles.astype(np.int8),
+            plan.frame.canonical_goal.tiles.astype(np.int8),
+            h.H,
+            board.shape.neighbours,
+            width,
+            below,
+            flag.flag,
+        )
     if status == FOUND:
-        bounds.offer(solution_from_path(board, plan, path, "beam", f"beam search of width {width:,} on {h.name}",
-                                        generated, time.perf_counter() - started))
+        bounds.offer(
+            solution_from_path(
+                board,
+                plan,
+                path,
+                "beam",
+                f"beam search of width {width:,} on {h.name}",
+                generated,
+                time.perf_counter() - started,
+            )
+        )
 
 
-def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int, ...],
-                    finished: Callable[[], bool], beside: bool = False) -> int:
+def _first_solution(
+    board: Board,
+    plan: Plan,
+    bounds: _Bounds,
+    widths: tuple[int, ...],
+    finished: Callable[[], bool],
+    beside: bool = False,
+) -> int:
     """Beams of widths[0], then twice as wide, up to widths[1], each held to FIRST_REACH times
     the bound at the start, until one finds a solution (a beam that would go deeper has lost
     its way: a wider one finds a shorter solution sooner); and a beam of widths[0] held to
@@ -232,7 +291,13 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
 
     def unheld() -> None:
         try:
-            _beam(board, plan, bounds, widths[0], lambda: finished() or bounds.best is not None or halt.is_set())
+            _beam(
+                board,
+                plan,
+                bounds,
+                widths[0],
+                lambda: finished() or bounds.best is not None or halt.is_set(),
+            )
         except BaseException as e:  # noqa: BLE001 - raised in the caller's thread
             failed.append(e)
 
@@ -242,7 +307,9 @@ def _first_solution(board: Board, plan: Plan, bounds: _Bounds, widths: tuple[int
             if bounds.best is not None or finished() or width >= widest:
                 break
             if beside and free is None:
-                free = threading.Thread(target=unheld, name="anytime first beam, held to nothing", daemon=True)
+                free = threading.Thread(
+                    target=unheld, name="anytime first beam, held to nothing", daemon=True
+                )
                 free.start()
             width = min(2 * width, widest)
         if bounds.best is None and free is None and not finished():
@@ -266,14 +333,21 @@ def _beams(plan: Plan, widths: tuple[int, ...]) -> list[tuple[int, Heuristic | N
     4 to 16 times as wide, or other ones of their length; RIVAL_WIDTH caps its widths."""
     out: list[tuple[int, Heuristic | None]] = []
     for width in widths:
-        out.append((width, None))  # (a rival without tables, linear conflict on 7x7, already ranks every beam)
+        # (a rival without tables, linear conflict on 7x7, already ranks every beam)
+        out.append((width, None))
         if plan.rival is not None and plan.rival.tables and width <= RIVAL_WIDTH:
             out.append((width, plan.rival))
     return out
 
 
-def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], bool],
-             searched: set[tuple[bytes, bytes]], every_window: bool = False) -> None:
+def _shorten(
+    board: Board,
+    plan: Plan,
+    bounds: _Bounds,
+    finished: Callable[[], bool],
+    searched: set[tuple[bytes, bytes]],
+    every_window: bool = False,
+) -> None:
     """The best solution's windows searched again (solver.bounded.shorten): on boards of
     ANCHORED_CELLS those ending with the blank in a corner, with the plan's own tables; on
     boards of SHORTEN_CELLS, and wherever the caller asks (every_window: on LAST_WINDOWS_CELLS),
@@ -285,15 +359,27 @@ def _shorten(board: Board, plan: Plan, bounds: _Bounds, finished: Callable[[], b
         best = bounds.best
     if best is None:
         return
-    if board.shape.n in ANCHORED_CELLS:  # (the flag stops a window's search part way: one can take a second)
+    # (the flag stops a window's search part way: one can take a second)
+    if board.shape.n in ANCHORED_CELLS:
         with _stopped_once(finished) as flag:
-            best = shorten_anchored(best, plan, finished, bounds.offer, searched=searched,
-                                    control=Control(stop=flag)) or best
+            best = (
+                shorten_anchored(
+                    best,
+                    plan,
+                    finished,
+                    bounds.offer,
+                    searched=searched,
+                    control=Control(stop=flag),
+                )
+                or best
+            )
     if board.shape.n in SHORTEN_CELLS or every_window:
         shorten(best, finished, bounds.offer)
 
 
-def _ends_in_time(board: Board, last: tuple[int, float], width: int, timeout_at: float | None) -> bool:
+def _ends_in_time(
+    board: Board, last: tuple[int, float], width: int, timeout_at: float | None
+) -> bool:
     """Whether a beam of this width is foreseen to end before the time-out, on boards of
     LAST_WINDOWS_CELLS (elsewhere: True): last is the width and seconds of the last beam on
     the same heuristic, and a beam's time grows with its width."""
@@ -314,8 +400,15 @@ def _deep_windows(plan: Plan, bounds: _Bounds, finished: Callable[[], bool]) -> 
             with bounds.lock:
                 best = bounds.best
             with _stopped_once(finished) as flag:
-                shorter = shorten_anchored(best, plan, finished, bounds.offer, nodes=limit, searched=searched,
-                                           control=Control(stop=flag))
+                shorter = shorten_anchored(
+                    best,
+                    plan,
+                    finished,
+                    bounds.offer,
+                    nodes=limit,
+                    searched=searched,
+                    control=Control(stop=flag),
+                )
             if shorter is None:
                 break
 
@@ -326,7 +419,8 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
     stop, the bound met, IDA* done): the kernels read one flag, so a thread relays finished()
     to it while the block runs."""
     flag = StopFlag()
-    woken = threading.Event()  # (set when the block ends: the relay need not sleep out its POLL first)
+    # (set when the block ends: the relay need not sleep out its POLL first)
+    woken = threading.Event()
 
     def relay() -> None:
         while not flag.requested:
@@ -345,10 +439,17 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
         watch.join()
 
 
-def solve_bounded(board: Board, plan: Plan, within: float | None = None, control: Control | None = None,
-                  on_update: Update | None = None, weights: tuple[float, ...] = WEIGHTS,
-                  nodes: int = NODES, widths: tuple[int, ...] = WIDTHS,
-                  hand_over: Callable[[list[Iteration], int, float, float], bool] = cannot_end) -> Bounded:
+def solve_bounded(
+    board: Board,
+    plan: Plan,
+    within: float | None = None,
+    control: Control | None = None,
+    on_update: Update | None = None,
+    weights: tuple[float, ...] = WEIGHTS,
+    nodes: int = NODES,
+    widths: tuple[int, ...] = WIDTHS,
+    hand_over: Callable[[list[Iteration], int, float, float], bool] = cannot_end,
+) -> Bounded:
     """The best solution found before the gap is at most within - 1 (None: before the
     optimum is proven), or before they are stopped (control.stop, the plan's
     time-out). Raises SearchStopped only if stopped before any solution was found.
@@ -376,18 +477,40 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
             return
         if not hand_over(state.iterations, state.expanded, elapsed, deadline - time.perf_counter()):
             return
-        helper.append(threading.Thread(target=_deep_windows, args=(plan, bounds, finished),
-                                       name="anytime deep windows", daemon=True))
+        helper.append(
+            threading.Thread(
+                target=_deep_windows,
+                args=(plan, bounds, finished),
+                name="anytime deep windows",
+                daemon=True,
+            )
+        )
         helper[0].start()
         ida_stop.request(HANDED_OVER)
 
     def lower() -> None:
         try:
             # (started after the first beam: the time left, not the whole time-out, as IDA* keeps the time)
-            ida_plan = plan if timeout_at is None else dataclasses.replace(
-                plan, options=dataclasses.replace(plan.options, timeout=max(timeout_at - time.perf_counter(), 1e-3)))
-            ida_out["solution"] = run(board, ida_plan, Control(stop=ida_stop, listener=_LowerBound(bounds, judge),
-                                                           backend=control.backend, split_nodes=control.split_nodes))
+            ida_plan = (
+                plan
+                if timeout_at is None
+                else dataclasses.replace(
+                    plan,
+                    options=dataclasses.replace(
+                        plan.options, timeout=max(timeout_at - time.perf_counter(), 1e-3)
+                    ),
+                )
+            )
+            ida_out["solution"] = run(
+                board,
+                ida_plan,
+                Control(
+                    stop=ida_stop,
+                    listener=_LowerBound(bounds, judge),
+                    backend=control.backend,
+                    split_nodes=control.split_nodes,
+                ),
+            )
         except SearchStopped as e:
             ida_out["stopped"] = e
         except BaseException as e:  # noqa: BLE001 - reported by the caller's thread
@@ -421,9 +544,11 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     reason = None
     try:
         beside = (plan.options.jobs or os.cpu_count() or 1) > 1
-        tried = _first_solution(board, plan, bounds, widths, finished, beside)  # (in a second or two, on most boards)
+        # (in a second or two, on most boards)
+        tried = _first_solution(board, plan, bounds, widths, finished, beside)
         ida.start()  # (only now: its threads, one a core, would slow the first beams)
-        last = (tried, 0.0)  # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
+        # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
+        last = tried, 0.0
         searched: set[tuple[bytes, bytes]] = set()
         _shorten(board, plan, bounds, finished, searched)
         for w in weights if board.shape.n in WEIGHTED_CELLS else ():
@@ -463,19 +588,41 @@ def solve_bounded(board: Board, plan: Plan, within: float | None = None, control
     if "solution" in ida_out:
         bounds.offer(ida_out["solution"])
         bounds.raise_lower(ida_out["solution"].length)
-    if bounds.best is None:  # (said with the whole search's time: IDA* may have started only at the end)
+    # (said with the whole search's time: IDA* may have started only at the end)
+    if bounds.best is None:
         e = ida_out["stopped"]
-        raise SearchStopped(e.reason, e.algorithm, e.lower_bound, e.nodes_expanded, e.nodes_generated,
-                            time.perf_counter() - start, e.iterations, e.resumed_from)
+        raise SearchStopped(
+            e.reason,
+            e.algorithm,
+            e.lower_bound,
+            e.nodes_expanded,
+            e.nodes_generated,
+            time.perf_counter() - start,
+            e.iterations,
+            e.resumed_from,
+        )
     best = bounds.best
     proven = bounds.lower
     # (in a race both sides' iterations prove bounds: the bound is the higher, from either)
-    proved_by = plan.heuristic.name if plan.rival is None else f"{plan.heuristic.name} or {plan.rival.name} (a race)"
-    result = Bounded(best, proven, proved_by, "optimal" if best.length == proven else reason, bounds.updates)
+    proved_by = (
+        plan.heuristic.name
+        if plan.rival is None
+        else f"{plan.heuristic.name} or {plan.rival.name} (a race)"
+    )
+    result = Bounded(
+        best, proven, proved_by, "optimal" if best.length == proven else reason, bounds.updates
+    )
     best.optimal = result.optimal
     if best is not ida_out.get("solution"):
-        found_by = {"wastar": "weighted A*", "greedy": "greedy search", "beam": "beam search",
-                    "window": "a found solution, its windows searched again,"}[best.algorithm]
-        best.proof = f"{found_by} found it; IDA* with admissible {proved_by} proved no solution is shorter than {proven}"
+        found_by = {
+            "wastar": "weighted A*",
+            "greedy": "greedy search",
+            "beam": "beam search",
+            "window": "a found solution, its windows searched again,",
+        }[best.algorithm]
+        best.proof = (
+            f"{found_by} found it; "
+            f"IDA* with admissible {proved_by} proved no solution is shorter than {proven}"
+        )
     best.seconds = time.perf_counter() - start
     return result

@@ -14,6 +14,7 @@ one of the subtrees this iteration has finished (both read low: the first counts
 iteration's overhead, the second leaves out the subtrees under way), judged only after
 MIN_SECONDS of the iteration. SAFETY covers iterations that grow less than the last did.
 """
+
 from __future__ import annotations
 
 from ..ida.parallel import expected_expansions
@@ -23,8 +24,9 @@ SAFETY = 2.0  # the iteration's foreseen remaining time must exceed this times t
 MIN_SECONDS = 2.0  # an iteration younger than this is not judged (its rate is not yet known)
 
 
-def cannot_end(iterations: list[Iteration], expanded: int, elapsed: float, left: float,
-               safety: float = SAFETY) -> bool:
+def cannot_end(
+    iterations: list[Iteration], expanded: int, elapsed: float, left: float, safety: float = SAFETY
+) -> bool:
     """Whether the iteration under way (after these iterations; expanded: the nodes of its
     finished subtrees, in elapsed seconds) is foreseen to need more than safety times the
     left seconds to end. False while too young to judge, or without a finished iteration."""

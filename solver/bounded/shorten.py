@@ -14,6 +14,7 @@ window's last board is the canonical goal the tables were built for (patterndb.F
 any goal; a window ending with the blank in one of the other two corners is mirrored left to
 right first), so IDA* with those tables searches windows of 30 to 100 moves, the solution's
 last moves among them, to their optimum within a node limit."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,8 +33,12 @@ from ..solution import SearchStopped, Solution
 STAGES = ((24, 8, 100_000), (32, 8, 300_000), (40, 10, 1_000_000))
 
 
-def shorten(sol: Solution, stopped: Callable[[], bool], on_shorter: Callable[[Solution], None] | None = None,
-            stages: tuple[tuple[int, int, int], ...] = STAGES) -> Solution | None:
+def shorten(
+    sol: Solution,
+    stopped: Callable[[], bool],
+    on_shorter: Callable[[Solution], None] | None = None,
+    stages: tuple[tuple[int, int, int], ...] = STAGES,
+) -> Solution | None:
     """A shorter solution of sol's board, or None where no window can be shortened (or
     stopped() says to end before one is); on_shorter(solution) after each pass that shortens it."""
     from ..api import solve  # (api imports the searches this module sits beside)
@@ -51,8 +56,14 @@ def shorten(sol: Solution, stopped: Callable[[], bool], on_shorter: Callable[[So
             while i + 2 <= len(moves) and not stopped():
                 j = min(i + window, len(moves))
                 try:
-                    part = solve(boards[i], goal=boards[j], algorithm="idastar", heuristic="linear-conflict",
-                                 max_nodes=nodes, jobs=1)
+                    part = solve(
+                        boards[i],
+                        goal=boards[j],
+                        algorithm="idastar",
+                        heuristic="linear-conflict",
+                        max_nodes=nodes,
+                        jobs=1,
+                    )
                     generated += part.nodes_generated
                 except SearchStopped as e:
                     generated += e.nodes_generated
@@ -75,11 +86,16 @@ ANCHOR_WINDOWS = (30, 40, 50, 60, 70, 80, 90, 100)
 ANCHOR_NODES = 2_000_000
 
 
-def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
-                     on_shorter: Callable[[Solution], None] | None = None,
-                     windows: tuple[int, ...] = ANCHOR_WINDOWS, nodes: int = ANCHOR_NODES,
-                     searched: set[tuple[bytes, bytes]] | None = None,
-                     control: Control | None = None) -> Solution | None:
+def shorten_anchored(
+    sol: Solution,
+    plan: Plan,
+    stopped: Callable[[], bool],
+    on_shorter: Callable[[Solution], None] | None = None,
+    windows: tuple[int, ...] = ANCHOR_WINDOWS,
+    nodes: int = ANCHOR_NODES,
+    searched: set[tuple[bytes, bytes]] | None = None,
+    control: Control | None = None,
+) -> Solution | None:
     """A shorter solution of sol's board, or None: the windows that end on an anchor (a board
     of the solution with its blank in a corner, the goal itself included), last anchor first,
     searched by IDA* with the plan's heuristic; each anchor's windows grow while their searches
@@ -96,8 +112,12 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
     generated = 0
     best = None
     known = searched if searched is not None else set()
-    window_plan = dataclasses.replace(plan, algorithm="idastar", rival=None, options=dataclasses.replace(
-        plan.options, max_nodes=nodes, jobs=1, timeout=None))
+    window_plan = dataclasses.replace(
+        plan,
+        algorithm="idastar",
+        rival=None,
+        options=dataclasses.replace(plan.options, max_nodes=nodes, jobs=1, timeout=None),
+    )
     shorter = True
     while shorter and not stopped():
         shorter = False
@@ -113,7 +133,11 @@ def shorten_anchored(sol: Solution, plan: Plan, stopped: Callable[[], bool],
                         continue
                     try:
                         # (the same tiles slide in the mirrored window: its moves are this window's)
-                        part = run(_mirrored(boards[i], flip), dataclasses.replace(window_plan, frame=frame), control)
+                        part = run(
+                            _mirrored(boards[i], flip),
+                            dataclasses.replace(window_plan, frame=frame),
+                            control,
+                        )
                         generated += part.nodes_generated
                     except SearchStopped as e:
                         generated += e.nodes_generated
@@ -165,7 +189,15 @@ def _replayed(sol: Solution, moves: list[int], generated: int, seconds: float) -
         blanks.append(int(board.blank))
     if board != sol.goal:
         raise AssertionError("internal error: a shortened solution does not reach the goal")
-    return dataclasses.replace(sol, moves=list(moves), directions=sol.board.shape.directions(blanks), optimal=False,
-                               algorithm="window", proof=f"{sol.proof}, then its windows searched again",
-                               nodes_expanded=0, nodes_generated=sol.nodes_generated + generated,
-                               seconds=sol.seconds + seconds, iterations=[])
+    return dataclasses.replace(
+        sol,
+        moves=list(moves),
+        directions=sol.board.shape.directions(blanks),
+        optimal=False,
+        algorithm="window",
+        proof=f"{sol.proof}, then its windows searched again",
+        nodes_expanded=0,
+        nodes_generated=sol.nodes_generated + generated,
+        seconds=sol.seconds + seconds,
+        iterations=[],
+    )

@@ -1,11 +1,12 @@
 """`solver solve --file`: a batch of boards, each row printed as it is solved."""
+
 from __future__ import annotations
 
 import json
 import sys
 import time
+from collections.abc import Iterator
 from itertools import chain, takewhile
-from typing import Iterator
 
 import click
 
@@ -13,13 +14,15 @@ from patterndb import BoardError
 
 from ..api import Options
 from ..batch import BatchStop, count_lines, iter_batch, solve_batch
+from ..solution import ClusterError, SearchStopped
 from .common import EXIT_CLUSTER, EXIT_STOPPED, err, load_kernels, process_seconds, warn_if_hopeless
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
-from ..solution import ClusterError, SearchStopped
 
 
-def solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None) -> int:
+def solve_file(
+    path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None
+) -> int:
     """Solve a batch, printing each row as it is solved (the file is read as it goes); the exit
     status: 5 if the Dask cluster failed, else 130/143 if a signal stopped it, else 1 if an
     expected length is not met, else 2 if a line is not a solvable board (or the file stops
@@ -40,20 +43,34 @@ def solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, 
     if path == "-":  # standard input may never end: after a stop, nothing more is read
         stream = takewhile(lambda _: stop.reason is None, stream)
     start = time.perf_counter()
-    kernel_seconds, kernel_origin = (load_kernels() if opts.algorithm in (None, "idastar", "iddfs", "table")
-                                     else (0.0, ""))
+    kernel_seconds, kernel_origin = (
+        load_kernels() if opts.algorithm in (None, "idastar", "iddfs", "table") else (0.0, "")
+    )
     plans: dict = {}
-    tally = {"solved": 0, "mismatch": 0, "checked": 0, "error": 0, "stopped": 0, "not started": 0, "nodes": 0}
+    tally = {
+        "solved": 0,
+        "mismatch": 0,
+        "checked": 0,
+        "error": 0,
+        "stopped": 0,
+        "not started": 0,
+        "nodes": 0,
+    }
 
     def costs() -> dict:
         """What each --json row says of the process so far, as a single solve's --json does."""
-        return {"kernels": kernel_origin, "kernel_seconds": round(kernel_seconds, 6),
-                "load_seconds": round(sum(p.load_seconds for p in plans.values()), 6),
-                "process_seconds": process_seconds()}
+        return {
+            "kernels": kernel_origin,
+            "kernel_seconds": round(kernel_seconds, 6),
+            "load_seconds": round(sum(p.load_seconds for p in plans.values()), 6),
+            "process_seconds": process_seconds(),
+        }
 
     if not as_json:
-        click.echo(f"{'line':>5} {'length':>6} {'expected':>8} {'generated':>13} {'seconds':>8}  board"
-                   "   (line: the line's number in the file)")
+        click.echo(
+            f"{'line':>5} {'length':>6} {'expected':>8} {'generated':>13} {'seconds':>8}  board"
+            "   (line: the line's number in the file)"
+        )
     # Rows on a terminal are their own progress; a bar beside them would be printed into them.
     lines = count_lines(path)
     hidden = quiet or lines is None or not sys.stderr.isatty() or sys.stdout.isatty()
@@ -66,9 +83,20 @@ def solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, 
         err(message)
 
     with stop_on_signals(stop.request):
-        results = solve_batch(stream, goal, opts, say, plans=plans, stop=stop, cluster=cluster,
-                              on_plan=lambda plan, board: warn_if_hopeless(plan, board, say), boards=lines)
-        with click.progressbar(length=lines or 1, label="solving", file=sys.stderr, hidden=hidden) as bar:
+        results = solve_batch(
+            stream,
+            goal,
+            opts,
+            say,
+            plans=plans,
+            stop=stop,
+            cluster=cluster,
+            on_plan=lambda plan, board: warn_if_hopeless(plan, board, say),
+            boards=lines,
+        )
+        with click.progressbar(
+            length=lines or 1, label="solving", file=sys.stderr, hidden=hidden
+        ) as bar:
             try:
                 for e, res in results:
                     _batch_row(e, res, as_json, tally, costs() if as_json else {}, say)
@@ -79,14 +107,21 @@ def solve_file(path: str, goal: str, opts: Options, shape: dict, as_json: bool, 
     t = tally
     rows = t["solved"] + t["error"] + t["stopped"] + t["not started"]
     lost = 0
-    if failed is not None:  # the boards read but not answered, and the file's rest (quick: nothing is solved)
+    # the boards read but not answered, and the file's rest (quick: nothing is solved)
+    if failed is not None:
         lost = read[0] - rows + (0 if path == "-" else sum(1 for _ in entries))
-    summary = (f"{t['solved']} of {rows + lost} boards solved, {t['nodes']:,} nodes generated, "
-               f"{time.perf_counter() - start:.2f}s wall; ")
+    summary = (
+        f"{t['solved']} of {rows + lost} boards solved, {t['nodes']:,} nodes generated, "
+        f"{time.perf_counter() - start:.2f}s wall; "
+    )
     if t["mismatch"]:
         summary += f"{t['mismatch']} MISMATCH(ES) against expected lengths"
     else:
-        summary += f"all {t['checked']} expected lengths met" if t["checked"] else "no expected lengths to check"
+        summary += (
+            f"all {t['checked']} expected lengths met"
+            if t["checked"]
+            else "no expected lengths to check"
+        )
     for key, what in (("error", "not solvable boards"), ("stopped", "stopped early")):
         if t[key]:
             summary += f"; {t[key]} {what}"
@@ -109,13 +144,22 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=err) -> None
     if res is None:
         tally["not started"] += 1
         if as_json:
-            click.echo(json.dumps({"status": "not started", "board": None if e.board is None else str(e.board)} | where))
+            click.echo(
+                json.dumps(
+                    {"status": "not started", "board": None if e.board is None else str(e.board)}
+                    | where
+                )
+            )
         return
     if isinstance(res, BoardError):
         tally["error"] += 1
         say(f"error: {res}")
         if as_json:
-            click.echo(json.dumps({"error": str(res), "board": None if e.board is None else str(e.board)} | where))
+            click.echo(
+                json.dumps(
+                    {"error": str(res), "board": None if e.board is None else str(e.board)} | where
+                )
+            )
         else:
             click.echo(f"{e.line:>5} {'ERROR':>6} {exp:>8} {'':>13} {'':>8}  {res}")
         return
@@ -125,8 +169,10 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=err) -> None
         if as_json:
             click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where | costs))
         else:
-            click.echo(f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
-                       f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}")
+            click.echo(
+                f"{e.line:>5} {'>=' + str(res.lower_bound):>6} {exp:>8} {res.nodes_generated:>13,} "
+                f"{res.seconds:>8.3f}  {e.board}  {res.reason.upper()}"
+            )
         return
     tally["solved"] += 1
     ok = e.expected is None or e.expected == res.length
@@ -135,5 +181,7 @@ def _batch_row(e, res, as_json: bool, tally: dict, costs: dict, say=err) -> None
     if as_json:
         click.echo(json.dumps(res.to_dict() | {"board": str(e.board)} | where | costs))
     else:
-        click.echo(f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
-                   f"{e.board}{'' if ok else '  MISMATCH'}")
+        click.echo(
+            f"{e.line:>5} {res.length:>6} {exp:>8} {res.nodes_generated:>13,} {res.seconds:>8.3f}  "
+            f"{e.board}{'' if ok else '  MISMATCH'}"
+        )

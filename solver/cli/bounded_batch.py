@@ -1,6 +1,7 @@
 """`solver solve --file F --within R` (or `--anytime`): every board of a batch answered with a
 proven bound, one after the other, each with every core (solver.bounded.anytime), a row printed as
 each is answered and a summary of the gaps at the end."""
+
 from __future__ import annotations
 
 import json
@@ -14,16 +15,16 @@ import click
 
 from patterndb import BoardError
 
-from ..bounded.anytime import Bounded, solve_bounded
 from ..api import Options, make_plan, prepare
 from ..batch import Entry, iter_batch
+from ..bounded.anytime import Bounded, solve_bounded
+from ..ida.state import Backend
+from ..plan import Control, Plan
+from ..solution import ClusterError, SearchStopped
 from .bounded import progress
 from .common import EXIT_CLUSTER, EXIT_STOPPED, connect_cluster, err, process_seconds
-from ..plan import Control, Plan
-from ..ida.state import Backend
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
-from ..solution import ClusterError, SearchStopped
 
 if TYPE_CHECKING:  # (Dask is an optional extra)
     from ..cluster.client import Cluster
@@ -35,11 +36,22 @@ def _consistent(expected: int | None, result: Bounded) -> bool:
     if expected is None:
         return True
     sol = result.solution
-    return result.lower_bound <= expected <= sol.length and (not result.optimal or sol.length == expected)
+    return result.lower_bound <= expected <= sol.length and (
+        not result.optimal or sol.length == expected
+    )
 
 
-def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: float | None, as_json: bool,
-                      quiet: bool, scheduler: str | None, cluster_timeout: float) -> int:
+def solve_file_within(
+    path: str,
+    goal: str,
+    opts: Options,
+    shape: dict,
+    within: float | None,
+    as_json: bool,
+    quiet: bool,
+    scheduler: str | None,
+    cluster_timeout: float,
+) -> int:
     """Answer every board of the batch in turn (each one's IDA* on the --scheduler's Dask
     cluster where one is given); the exit status: 130/143 if a signal stopped it, else 5 if
     the cluster failed (the rows answered stand, the rest are not started), else 1 if a known
@@ -49,12 +61,21 @@ def solve_file_within(path: str, goal: str, opts: Options, shape: dict, within: 
     first = next(entries)
     if first.fatal:
         raise BoardError(first.error)
-    with connect_cluster(scheduler, cluster_timeout) as cluster:  # (before the header: a failure is one line)
+    # (before the header: a failure is one line)
+    with connect_cluster(scheduler, cluster_timeout) as cluster:
         return _answer(chain([first], entries), path, goal, opts, within, as_json, quiet, cluster)
 
 
-def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within: float | None, as_json: bool,
-            quiet: bool, cluster: Cluster | None) -> int:
+def _answer(
+    stream: Iterator[Entry],
+    path: str,
+    goal: str,
+    opts: Options,
+    within: float | None,
+    as_json: bool,
+    quiet: bool,
+    cluster: Cluster | None,
+) -> int:
     """solve_file_within's rows and summary, the batch's file read and its cluster reached."""
     plans: dict[str, Plan] = {}
     backends: dict[str, Backend] = {}  # the plans' on the cluster, where there is one
@@ -69,8 +90,10 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
             batch["control"].stop.request(reason)
 
     if not as_json:
-        click.echo(f"{'line':>5} {'length':>6} {'bound':>6} {'gap %':>6} {'expected':>8} {'seconds':>8}  "
-                   f"{'ended':<11} board")
+        click.echo(
+            f"{'line':>5} {'length':>6} {'bound':>6} {'gap %':>6} {'expected':>8} {'seconds':>8}  "
+            f"{'ended':<11} board"
+        )
     failed = None
     if path == "-":  # standard input may never end: after a stop, nothing more is read
         stream = takewhile(lambda _: batch["reason"] is None, stream)
@@ -80,8 +103,12 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
             if batch["reason"] is not None:
                 tally["not started"] += 1
                 if as_json:
-                    click.echo(json.dumps({"status": "not started", "board": str(e.board) if e.board else None}
-                                          | where))
+                    click.echo(
+                        json.dumps(
+                            {"status": "not started", "board": str(e.board) if e.board else None}
+                            | where
+                        )
+                    )
                 continue
             try:
                 if e.board is None:
@@ -89,39 +116,57 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
                 board, frame = prepare(e.board, goal)
                 if frame.key not in plans:
                     plans[frame.key] = make_plan(frame, opts, err)
-                    if cluster is not None:  # (one per plan: making one warms every worker's tables)
+                    # (one per plan: making one warms every worker's tables)
+                    if cluster is not None:
                         backends[frame.key] = cluster.backend(plans[frame.key])
                 plan = plans[frame.key]
                 if plan.algorithm != "idastar":
-                    raise BoardError(f"--within and --anytime prove their bound with IDA*, and this board would be "
-                                     f"solved by {plan.algorithm}: add --algorithm idastar")
+                    raise BoardError(
+                        f"--within and --anytime prove their bound with IDA*, and this board would be "
+                        f"solved by {plan.algorithm}: add --algorithm idastar"
+                    )
                 batch["control"] = Control(backend=backends.get(frame.key))
                 if batch["reason"] is not None:  # (a signal just before the control existed)
                     batch["control"].stop.request(batch["reason"])
-                result = solve_bounded(board, plan, within, batch["control"],
-                                       progress(quiet, f"line {e.line}: ", moves=False))
+                result = solve_bounded(
+                    board,
+                    plan,
+                    within,
+                    batch["control"],
+                    progress(quiet, f"line {e.line}: ", moves=False),
+                )
             except BoardError as x:
                 tally["error"] += 1
                 err(f"error: {x}")
                 if as_json:
-                    click.echo(json.dumps({"error": str(x), "board": str(e.board) if e.board else None} | where))
+                    click.echo(
+                        json.dumps(
+                            {"error": str(x), "board": str(e.board) if e.board else None} | where
+                        )
+                    )
                 else:
-                    click.echo(f"{e.line:>5} {'ERROR':>6} {'':>6} {'':>6} {e.expected or '':>8} {'':>8}  "
-                               f"{'':<11} {x}")
+                    click.echo(
+                        f"{e.line:>5} {'ERROR':>6} {'':>6} {'':>6} {e.expected or '':>8} {'':>8}  "
+                        f"{'':<11} {x}"
+                    )
                 continue
             except ClusterError as x:  # the rows so far stand; the rest cannot be searched
                 batch["reason"], failed = "cluster", x
                 tally["not started"] += 1
                 if as_json:
-                    click.echo(json.dumps({"status": "not answered", "board": str(e.board)} | where))
+                    click.echo(
+                        json.dumps({"status": "not answered", "board": str(e.board)} | where)
+                    )
                 continue
             except SearchStopped as x:  # (stopped before any solution)
                 tally["answered"] += 1
                 if as_json:
                     click.echo(json.dumps(x.to_dict() | {"board": str(e.board)} | where))
                 else:
-                    click.echo(f"{e.line:>5} {'-':>6} {x.lower_bound:>6} {'-':>6} {e.expected or '':>8} "
-                               f"{x.seconds:>8.2f}  {x.reason:<11} {e.board}")
+                    click.echo(
+                        f"{e.line:>5} {'-':>6} {x.lower_bound:>6} {'-':>6} {e.expected or '':>8} "
+                        f"{x.seconds:>8.2f}  {x.reason:<11} {e.board}"
+                    )
                 continue
             finally:
                 batch["control"] = None
@@ -133,20 +178,36 @@ def _answer(stream: Iterator[Entry], path: str, goal: str, opts: Options, within
             gaps.append(result.gap)
             sol = result.solution
             if as_json:
-                click.echo(json.dumps(result.to_dict() | {"board": str(e.board), "within": within,
-                                                          "process_seconds": process_seconds()} | where))
+                click.echo(
+                    json.dumps(
+                        result.to_dict()
+                        | {
+                            "board": str(e.board),
+                            "within": within,
+                            "process_seconds": process_seconds(),
+                        }
+                        | where
+                    )
+                )
             else:
-                click.echo(f"{e.line:>5} {sol.length:>6} {result.lower_bound:>6} {100 * result.gap:>6.2f} "
-                           f"{e.expected or '':>8} {sol.seconds:>8.2f}  {result.reason:<11} {e.board}"
-                           + ("" if ok else "  MISMATCH"))
+                click.echo(
+                    f"{e.line:>5} {sol.length:>6} {result.lower_bound:>6} {100 * result.gap:>6.2f} "
+                    f"{e.expected or '':>8} {sol.seconds:>8.2f}  {result.reason:<11} {e.board}"
+                    + ("" if ok else "  MISMATCH")
+                )
     t = tally
-    summary = (f"{t['met']} of {t['answered']} boards proven optimal" if within is None else
-               f"{t['met']} of {t['answered']} boards answered within {100 * (within - 1):g}% ({t['optimal']} optimal)")
+    summary = (
+        f"{t['met']} of {t['answered']} boards proven optimal"
+        if within is None
+        else f"{t['met']} of {t['answered']} boards answered within {100 * (within - 1):g}% ({t['optimal']} optimal)"
+    )
     if gaps:
         ordered = sorted(gaps)
         p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-        summary += (f"; gap median {100 * statistics.median(gaps):.2f}%, 90th percentile {100 * p90:.2f}%, "
-                    f"mean {100 * statistics.fmean(gaps):.2f}%")
+        summary += (
+            f"; gap median {100 * statistics.median(gaps):.2f}%, 90th percentile {100 * p90:.2f}%, "
+            f"mean {100 * statistics.fmean(gaps):.2f}%"
+        )
     summary += f"; {time.perf_counter() - start:.1f}s wall"
     if t["mismatch"]:
         summary += f"; {t['mismatch']} MISMATCH(ES) against expected lengths"

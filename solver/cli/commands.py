@@ -1,5 +1,6 @@
 """The `solver` command: solve (cli_solve, cli_batch), and show, plot, distance, scramble, random,
 compile (cli_tools), serve (cli_serve), on the helpers they share (cli_common)."""
+
 from __future__ import annotations
 
 import os
@@ -8,11 +9,11 @@ import os
 # starts its thread pool). Set before numpy is imported; a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import click  # noqa: E402 (after the setting above)
+import click
 
-from .solve import solve  # noqa: E402
-from .serve import serve  # noqa: E402
-from .tools import compile_cmd, distance, plot_cmd, random_cmd, scramble_cmd, show  # noqa: E402
+from .serve import serve
+from .solve import solve
+from .tools import compile_cmd, distance, plot_cmd, random_cmd, scramble_cmd, show
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

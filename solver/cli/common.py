@@ -1,5 +1,6 @@
 """What the `solver` commands share: one-line messages, reading a board argument, the
 compiled kernels, the exit codes of a stopped search, the Dask cluster of --scheduler."""
+
 from __future__ import annotations
 
 import functools
@@ -7,8 +8,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
@@ -72,16 +74,26 @@ HOPELESS_H = 40  # a root h from which a board past 16 cells takes hours without
 def warn_if_hopeless(plan, board, say=err) -> None:
     """Before a search that will likely not finish, say what it may cost and what would help."""
     h = plan.heuristic
-    if plan.algorithm not in ("idastar", "iddfs") or h.tables or h.name == "exact" or board.shape.n <= 16:
+    if (
+        plan.algorithm not in ("idastar", "iddfs")
+        or h.tables
+        or h.name == "exact"
+        or board.shape.n <= 16
+    ):
         return
     h0 = h(plan.frame.to_canonical(board))
     if h0 < HOPELESS_H:  # the goal, a scramble of a few moves: quick with any heuristic
         return
-    build = "pdb build --size 5 --pattern best" if board.shape.rows == board.shape.cols == 5 else \
-        f"pdb build --rows {board.shape.rows} --cols {board.shape.cols} --pattern ..."
-    say(f"warning: IDA* with {h.name} on a {board.shape} board (h = {h0} at the root): a random board of this "
-         "size needs about 1e10 to 1e13 nodes even with linear conflict (Korf & Taylor 1996), hours to weeks; "
-         f"boards close to the goal are quick. Pattern databases cut that by orders of magnitude: '{build}'")
+    build = (
+        "pdb build --size 5 --pattern best"
+        if board.shape.rows == board.shape.cols == 5
+        else f"pdb build --rows {board.shape.rows} --cols {board.shape.cols} --pattern ..."
+    )
+    say(
+        f"warning: IDA* with {h.name} on a {board.shape} board (h = {h0} at the root): a random board of this "
+        "size needs about 1e10 to 1e13 nodes even with linear conflict (Korf & Taylor 1996), hours to weeks; "
+        f"boards close to the goal are quick. Pattern databases cut that by orders of magnitude: '{build}'"
+    )
 
 
 @contextmanager
@@ -112,8 +124,16 @@ def json_errors(fn: Callable) -> Callable:
         except (PuzzleError, click.ClickException) as e:
             if kwargs.get("as_json"):
                 status = TABLE_EXIT if isinstance(e, TableError) else getattr(e, "exit_code", 2)
-                click.echo(json.dumps({"error": e.format_message() if isinstance(e, click.ClickException) else str(e),
-                                       "exit_status": status}))
+                click.echo(
+                    json.dumps(
+                        {
+                            "error": e.format_message()
+                            if isinstance(e, click.ClickException)
+                            else str(e),
+                            "exit_status": status,
+                        }
+                    )
+                )
             raise
 
     return wrapper

@@ -6,12 +6,13 @@ gets the default behaviour back, so a user pressing Ctrl-C twice is never
 stuck. Handlers can only be set from the main thread; elsewhere this does
 nothing.
 """
+
 from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 REASONS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 EXIT_CODES = {"interrupted": 130, "terminated": 143}  # 128 + signal number, as shells report

@@ -1,4 +1,5 @@
 """The `solver` commands beside solve: plot, show, distance, scramble, random, compile."""
+
 from __future__ import annotations
 
 import sys
@@ -10,20 +11,33 @@ import click
 import numpy as np
 
 from patterndb import make_goal, random_board, scramble
-from patterndb.cli.common import UserError, data_dir_option, goal_option, guarded, resolve_shape, shape_options
+from patterndb.cli.common import (
+    UserError,
+    data_dir_option,
+    goal_option,
+    guarded,
+    resolve_shape,
+    shape_options,
+)
 
 from ..api import Options, make_plan, prepare, run
 from ..api import distance as api_distance
 from .common import err, read_board, shape_kwargs
 
 COMPILE_TICK = 15.0  # seconds between `solver compile`'s signs of life
-MAX_SCRAMBLE = 10_000_000  # moves of a scramble: seconds of work (a random board is `solver random`)
+MAX_SCRAMBLE = (
+    10_000_000  # moves of a scramble: seconds of work (a random board is `solver random`)
+)
 
 
 @click.command("plot", short_help="Draw a search's iterations from --json or a trace.")
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The picture to write: a .png or .svg file.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The picture to write: a .png or .svg file.",
+)
 @guarded
 def plot_cmd(source: Path, out: Path) -> None:
     """Draw a search's iterations from SOURCE, the output of solve --json (one board or a
@@ -47,13 +61,27 @@ def plot_cmd(source: Path, out: Path) -> None:
 @shape_options
 @goal_option
 @data_dir_option
-@click.option("--moves", "directions", default=None, metavar="UDLR",
-              help="Play these blank moves instead of solving BOARD (e.g. the 'blank:' line of solve).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the animation to this file: .svg (a browser plays it) or .gif (needs Pillow).")
+@click.option(
+    "--moves",
+    "directions",
+    default=None,
+    metavar="UDLR",
+    help="Play these blank moves instead of solving BOARD (e.g. the 'blank:' line of solve).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the animation to this file: .svg (a browser plays it) or .gif (needs Pillow).",
+)
 @click.option("--play", is_flag=True, help="Show the boards one after another in the terminal.")
-@click.option("--delay", type=click.FloatRange(min=0.0, max=10.0), default=0.3, show_default=True,
-              help="Seconds per move, for --play and the SVG.")
+@click.option(
+    "--delay",
+    type=click.FloatRange(min=0.0, max=10.0),
+    default=0.3,
+    show_default=True,
+    help="Seconds per move, for --play and the SVG.",
+)
 @guarded
 def show(board, size, rows, cols, goal, data_dir, directions, out, play, delay) -> None:
     """Play back BOARD's optimal solution (or --moves): as text, in the terminal, or as an
@@ -96,15 +124,24 @@ def show(board, size, rows, cols, goal, data_dir, directions, out, play, delay) 
 @guarded
 def distance(board, size, rows, cols, goal, data_dir) -> None:
     """Print the exact distance of BOARD to the goal (table lookup)."""
-    click.echo(api_distance(read_board(board), goal, data_dir, log=err, **shape_kwargs(size, rows, cols)))
+    click.echo(
+        api_distance(read_board(board), goal, data_dir, log=err, **shape_kwargs(size, rows, cols))
+    )
 
 
 @click.command("scramble")
 @shape_options
 @goal_option
-@click.option("--moves", type=click.IntRange(min=0, max=MAX_SCRAMBLE), default=50, show_default=True,
-              help="Random moves from the goal.")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh).")
+@click.option(
+    "--moves",
+    type=click.IntRange(min=0, max=MAX_SCRAMBLE),
+    default=50,
+    show_default=True,
+    help="Random moves from the goal.",
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh)."
+)
 @guarded
 def scramble_cmd(size, rows, cols, goal, moves, seed) -> None:
     """A board made by a random walk from the goal (no immediate undo)."""
@@ -115,7 +152,9 @@ def scramble_cmd(size, rows, cols, goal, moves, seed) -> None:
 @click.command("random")
 @shape_options
 @goal_option
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh).")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=None, help="Random seed >= 0 (default: fresh)."
+)
 @guarded
 def random_cmd(size, rows, cols, goal, seed) -> None:
     """A uniformly random solvable board."""
@@ -125,10 +164,19 @@ def random_cmd(size, rows, cols, goal, seed) -> None:
 
 
 @click.command("compile", short_help="Compile the IDA* kernels ahead of time.")
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to write the extension (default: $PATTERNDB_AOT, else the package's __pycache__, "
-                   "else ~/.cache/patterndb/aot).")
-@click.option("--check", is_flag=True, help="Only say which kernels solve would use; exit 3 if not compiled ones.")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the extension (default: $PATTERNDB_AOT, else the package's __pycache__, "
+    "else ~/.cache/patterndb/aot).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Only say which kernels solve would use; exit 3 if not compiled ones.",
+)
 def compile_cmd(directory, check) -> None:
     """Compile the IDA* kernels ahead of time (1.5-3 minutes on 2 cores; scripts/setup.sh runs it).
 
@@ -143,7 +191,10 @@ def compile_cmd(directory, check) -> None:
         sys.exit(0 if aot.origin.startswith("aot") else 3)
     from ..compile_kernels import build
 
-    click.echo("compiling the IDA* kernels ahead of time (once per checkout: about 1 minute on 2 cores)...", err=True)
+    click.echo(
+        "compiling the IDA* kernels ahead of time (once per checkout: about 1 minute on 2 cores)...",
+        err=True,
+    )
     started = time.perf_counter()
     done = threading.Event()
 
@@ -155,7 +206,8 @@ def compile_cmd(directory, check) -> None:
     ticker.start()
     try:
         path = build(directory)
-    except Exception as e:  # no C compiler, no numba.pycc, an unwritable directory: one line, exit 3
+    # no C compiler, no numba.pycc, an unwritable directory: one line, exit 3
+    except Exception as e:  # noqa: BLE001
         raise UserError(f"cannot compile the kernels ({type(e).__name__}): {e}", 3) from None
     finally:
         done.set()

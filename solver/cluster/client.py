@@ -30,6 +30,7 @@ not when their chunk would have ended. A scheduler that goes away ends the
 search with ClusterError once the client gives up reconnecting
 (--cluster-timeout); a batch prints the boards it finished first.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,14 +40,14 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from patterndb.files.datadir import resolve_data_dir
 
-from .tasks import NEARBY_SECONDS, DaskBackend, Spec, require_dask, warm
 from ..plan import Plan
 from ..solution import ClusterError
+from .tasks import NEARBY_SECONDS, DaskBackend, Spec, require_dask, warm
 
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler
 SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://")
@@ -67,19 +68,32 @@ def check_address(address: str) -> tuple[int, int] | None:
     if address.startswith("local:"):
         spec = address.split(":", 1)[1]
         parts = spec.split("x")
-        if len(parts) > 2 or not all(p.isascii() and p.isdigit() and int(p) >= 1 for p in parts):  # ('²' is a digit)
-            raise BoardError(f"--scheduler {address}: give local:N (N >= 1 worker threads) or local:PxT "
-                             "(P worker processes of T threads)")
-        processes, threads = (int(parts[0]), int(parts[1])) if len(parts) == 2 else local_layout(int(parts[0]))
+        # ('²' is a digit)
+        if len(parts) > 2 or not all(p.isascii() and p.isdigit() and int(p) >= 1 for p in parts):
+            raise BoardError(
+                f"--scheduler {address}: give local:N (N >= 1 worker threads) or local:PxT "
+                "(P worker processes of T threads)"
+            )
+        processes, threads = (
+            (int(parts[0]), int(parts[1])) if len(parts) == 2 else local_layout(int(parts[0]))
+        )
         cores = os.cpu_count() or 1
         if processes * threads > LOCAL_PER_CORE * cores:
-            raise BoardError(f"--scheduler {address}: at most {LOCAL_PER_CORE * cores} worker threads on {cores} "
-                             f"cores (local:64 on 2 cores lost its own scheduler after 90 s: the workers starved it)")
+            raise BoardError(
+                f"--scheduler {address}: at most {LOCAL_PER_CORE * cores} worker threads on {cores} "
+                f"cores (local:64 on 2 cores lost its own scheduler after 90 s: the workers starved it)"
+            )
         return processes, threads
     if not address.startswith(SCHEMES) or ":" not in address.split("://", 1)[1]:
-        hint = " (that is a web address: the scheduler listens on tcp://HOST:8786)" if address.startswith("http") else ""
-        raise BoardError(f"--scheduler {address!r} is not local:N or a scheduler's address such as "
-                         f"tcp://HOST:8786{hint}")
+        hint = (
+            " (that is a web address: the scheduler listens on tcp://HOST:8786)"
+            if address.startswith("http")
+            else ""
+        )
+        raise BoardError(
+            f"--scheduler {address!r} is not local:N or a scheduler's address such as "
+            f"tcp://HOST:8786{hint}"
+        )
     return None
 
 
@@ -111,21 +125,29 @@ def probe(address: str, timeout: float) -> None:
 
     if not address.startswith("tcp://"):
         return
-    host, _, port = address[len("tcp://"):].rpartition(":")
+    host, _, port = address[len("tcp://") :].rpartition(":")
     host = host.strip("[]")
     if not port.isdigit():
-        raise BoardError(f"--scheduler {address!r}: the port must be a number, as in tcp://HOST:8786")
+        raise BoardError(
+            f"--scheduler {address!r}: the port must be a number, as in tcp://HOST:8786"
+        )
     end = time.monotonic() + timeout
     while True:
         try:
-            sock = socket.create_connection((host, int(port)), timeout=max(0.1, end - time.monotonic()))
+            sock = socket.create_connection(
+                (host, int(port)), timeout=max(0.1, end - time.monotonic())
+            )
             break
         except socket.gaierror as e:
-            raise ClusterError(f"cannot reach a Dask scheduler at {address}: unknown host {host!r} ({e.strerror})") from None
+            raise ClusterError(
+                f"cannot reach a Dask scheduler at {address}: unknown host {host!r} ({e.strerror})"
+            ) from None
         except OSError as e:  # refused (not started yet?) or timed out: again until the time-out
             if time.monotonic() + 0.5 >= end:
-                raise ClusterError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
-                                 f"({e.strerror or e.__class__.__name__})") from None
+                raise ClusterError(
+                    f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+                    f"({e.strerror or e.__class__.__name__})"
+                ) from None
             time.sleep(0.5)
     head, closed = b"", False
     with sock:
@@ -139,11 +161,15 @@ def probe(address: str, timeout: float) -> None:
             pass
     if len(head) < 8:
         what = "closed the connection" if closed else f"said nothing for {wait:.1f} s"
-        raise ClusterError(f"{address} is not a Dask scheduler: it {what} where a scheduler greets a client "
-                         "(a dashboard or another service? a scheduler listens on port 8786 unless told otherwise)")
+        raise ClusterError(
+            f"{address} is not a Dask scheduler: it {what} where a scheduler greets a client "
+            "(a dashboard or another service? a scheduler listens on port 8786 unless told otherwise)"
+        )
     size = struct.unpack("<Q", head)[0]
     if not 0 < size < MAX_GREETING:
-        raise ClusterError(f"{address} is not a Dask scheduler: it answered {head!r}, not a scheduler's greeting")
+        raise ClusterError(
+            f"{address} is not a Dask scheduler: it answered {head!r}, not a scheduler's greeting"
+        )
 
 
 @contextmanager
@@ -165,8 +191,12 @@ def _ctrl_c_held() -> Iterator[None]:
 class Cluster:
     """A connection to a Dask scheduler (or a LocalCluster started here); close() when done."""
 
-    def __init__(self, address: str, log: Callable[[str], None] | None = None,
-                 timeout: float = CONNECT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        address: str,
+        log: Callable[[str], None] | None = None,
+        timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
         """address: 'local:N' or 'local:PxT' starts a LocalCluster here (check_address); else a
         scheduler's (tcp://HOST:PORT). log: told of a worker count above this machine's cores.
         BoardError for an address that is not one; ClusterError where it cannot be reached, is
@@ -178,15 +208,22 @@ class Cluster:
             processes, threads = local
             cores = os.cpu_count() or 1
             if processes * threads > cores and log is not None:
-                log(f"warning: {address} starts {processes * threads} worker threads on {cores} cores: they share "
-                    "them")
+                log(
+                    f"warning: {address} starts {processes * threads} worker threads on {cores} cores: they share "
+                    "them"
+                )
             # The scheduler runs in this process: its logs (CRITICAL ones too, such as a closed
             # comm while it shuts down) would flood stderr; a failure is said by ClusterError.
             for name in ("distributed", "asyncio", "tornado"):
                 logging.getLogger(name).setLevel(logging.CRITICAL + 1)
             with _ctrl_c_held():
-                self.cluster = distributed.LocalCluster(n_workers=processes, threads_per_worker=threads, processes=True,
-                                                        dashboard_address=None, silence_logs=logging.CRITICAL)
+                self.cluster = distributed.LocalCluster(
+                    n_workers=processes,
+                    threads_per_worker=threads,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
+                )
             self.client = distributed.Client(self.cluster)
             return
         # One deadline for the probe, the connection and the wait for workers: --cluster-timeout
@@ -201,15 +238,19 @@ class Cluster:
         try:
             self.client = distributed.Client(address, timeout=max(1.0, end - time.monotonic()))
         except (OSError, TimeoutError) as e:
-            raise ClusterError(f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
-                             f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+            raise ClusterError(
+                f"cannot reach a Dask scheduler at {address} within {timeout:g} s "
+                f"({e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''})"
+            ) from None
         try:
             self._wait_for_workers(address, timeout, end, log)
         except BaseException:
             self.client.close()
             raise
 
-    def _wait_for_workers(self, address: str, timeout: float, end: float, log: Callable[[str], None] | None) -> None:
+    def _wait_for_workers(
+        self, address: str, timeout: float, end: float, log: Callable[[str], None] | None
+    ) -> None:
         """Until a worker has joined (a scheduler alone searches nothing): said after a few
         seconds, given up at end (timeout seconds after the connection began) with one line."""
 
@@ -218,25 +259,33 @@ class Cluster:
         while not self.client.nthreads():
             waited = time.monotonic() - start
             if time.monotonic() >= end:
-                raise ClusterError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
-                                 "(start some with: dask worker " + address + ")")
+                raise ClusterError(
+                    f"no worker joined the Dask scheduler at {address} within {timeout:g} s "
+                    "(start some with: dask worker " + address + ")"
+                )
             if waited >= WAIT_NOTICE and not said and log is not None:
-                log(f"waiting for workers (0 connected to {address}; giving up after {timeout:g} s, --cluster-timeout)")
+                log(
+                    f"waiting for workers (0 connected to {address}; giving up after {timeout:g} s, --cluster-timeout)"
+                )
                 said = True
             time.sleep(0.2)
 
-    def backend(self, plan: Plan, nearby_seconds: float = NEARBY_SECONDS) -> "DaskBackend":
+    def backend(self, plan: Plan, nearby_seconds: float = NEARBY_SECONDS) -> DaskBackend:
         """The backend that searches boards of this plan (its frame, its heuristic) on the cluster;
         split iterations expected to take at most nearby_seconds on this machine's threads run
         on them instead (0: every split iteration on the cluster)."""
         options = dataclasses.replace(  # paths as the client sees them, absolute
-            plan.options, data_dir=resolve_data_dir(plan.options.data_dir).absolute(),
-            pdb_files=tuple(p.absolute() for p in plan.options.pdb_files))
+            plan.options,
+            data_dir=resolve_data_dir(plan.options.data_dir).absolute(),
+            pdb_files=tuple(p.absolute() for p in plan.options.pdb_files),
+        )
         frame = plan.frame
-        spec = Spec(frame.shape.rows, frame.shape.cols, str(frame.goal), options, plan.heuristic.tables)
+        spec = Spec(
+            frame.shape.rows, frame.shape.cols, str(frame.goal), options, plan.heuristic.tables
+        )
         try:  # (a worker that fails here fails its first task too, with the reason: nothing is waited for)
             self.client.run(warm, spec, wait=False)
-        except Exception:
+        except Exception:  # noqa: BLE001 - the first task says why
             pass
         return DaskBackend(self.client, spec, nearby_seconds)
 
@@ -246,10 +295,8 @@ class Cluster:
         if self.cluster is not None:
             self.cluster.close()
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-

@@ -2,6 +2,7 @@
 once a process and stopped when its task is cancelled), how an iteration is cut into tasks
 (task_chunks), and the Backend that submits them and collects their rows (DaskBackend).
 Connecting to a cluster is solver.cluster's job."""
+
 from __future__ import annotations
 
 import threading
@@ -13,11 +14,11 @@ import numpy as np
 from patterndb import Frame, Shape, make_goal
 
 from ..api import Options, Plan, make_plan
-from ..search.aot import kernels
 from ..ida.state import Problem, Rows, StopFlag
-from ..search.subtrees import EXPANDED, FOUND, STATUS
 from ..ida.threads import run_chunk
 from ..ida.work_queue import WORK_SHARE, Rate, WorkQueue, chunk_floor
+from ..search.aot import kernels
+from ..search.subtrees import EXPANDED, FOUND, STATUS
 from ..solution import ClusterError
 
 UNSIZED_TASKS_PER_WORKER = 4  # without the subtrees' sizes: equal tasks, 4 a worker thread ...
@@ -25,7 +26,9 @@ MIN_UNSIZED_TASKS = 32  # ... and at least 32 in all
 TASK_SECONDS = 1.0  # with their sizes, a task may always hold a second of a worker's search ...
 TASKS_PER_WORKER = 8  # ... but at most 1/(8 x worker threads) of the iteration
 MIN_TASK_SECONDS = 0.05  # and never less than this of a worker's search (but the last task)
-NEARBY_SECONDS = 1.0  # split iterations expected to take at most this on the client's threads run there
+NEARBY_SECONDS = (
+    1.0  # split iterations expected to take at most this on the client's threads run there
+)
 IN_FLIGHT_PER_WORKER = 4  # tasks submitted and not yet returned, per worker thread
 POLL = 0.005  # seconds between the collector's looks for results and at the stop flag
 STOP_POLL = 0.01  # seconds between a worker's looks whether its running tasks have been cancelled
@@ -37,7 +40,10 @@ def require_dask():
         import distributed
     except ImportError:
         from patterndb import BoardError
-        raise BoardError("--scheduler needs Dask: pip install 'patterndb[cluster]' (or: pip install distributed)") from None
+
+        raise BoardError(
+            "--scheduler needs Dask: pip install 'patterndb[cluster]' (or: pip install distributed)"
+        ) from None
     return distributed
 
 
@@ -70,8 +76,10 @@ def _plan(spec: Spec) -> Plan:
         frame = Frame.for_goal(make_goal(shape, spec.goal))
         plan = make_plan(frame, spec.options)
         if plan.heuristic.tables != spec.tables:
-            raise RuntimeError(f"this worker's tables {plan.heuristic.tables} differ from the client's "
-                               f"{spec.tables}: give every worker the same tables")
+            raise RuntimeError(
+                f"this worker's tables {plan.heuristic.tables} differ from the client's "
+                f"{spec.tables}: give every worker the same tables"
+            )
         kernels()
         _cache[spec] = plan
     return _cache[spec]
@@ -94,7 +102,14 @@ def _problem(spec: Spec, tiles: tuple[int, ...]) -> Problem:
         return _cache[key]
 
 
-def run_task(spec: Spec, tiles: tuple[int, ...], paths: np.ndarray, first: np.ndarray, bound: int, budget: int):
+def run_task(
+    spec: Spec,
+    tiles: tuple[int, ...],
+    paths: np.ndarray,
+    first: np.ndarray,
+    bound: int,
+    budget: int,
+):
     """A Dask task: search the subtrees below paths (rows of the client's frontier or its
     pieces, with their counting depths) at bound, until the client cancels the task;
     (result rows, solution buffer, the worker's name, the seconds the search took there, and
@@ -106,11 +121,19 @@ def run_task(spec: Spec, tiles: tuple[int, ...], paths: np.ndarray, first: np.nd
         _running.add(worker, key, flag)
     began, started = time.time(), time.perf_counter()
     try:
-        res, sol = run_chunk(problem, paths, first, np.arange(len(paths), dtype=np.int64), bound, budget, flag)
+        res, sol = run_chunk(
+            problem, paths, first, np.arange(len(paths), dtype=np.int64), bound, budget, flag
+        )
     finally:
         if key is not None:
             _running.remove(key)
-    return res, sol, "" if worker is None else str(worker.name), time.perf_counter() - started, began
+    return (
+        res,
+        sol,
+        "" if worker is None else str(worker.name),
+        time.perf_counter() - started,
+        began,
+    )
 
 
 def _current_task():
@@ -165,7 +188,9 @@ class _Running:
 _running = _Running()
 
 
-def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate: float = Rate.GUESS) -> list[np.ndarray]:
+def task_chunks(
+    indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate: float = Rate.GUESS
+) -> list[np.ndarray]:
     """The tasks of a Dask iteration, in search order (scripts/simulate_scaling.py replays them).
 
     With the subtrees' expected sizes: the threads' chunks (work_queue), but a task may always
@@ -188,11 +213,15 @@ def task_chunks(indices: np.ndarray, weights: np.ndarray | None, jobs: int, rate
     and took 3.7 s: each worker waited 2.4 s for its first task."""
     if weights is None:
         count = min(len(indices), max(MIN_UNSIZED_TASKS, UNSIZED_TASKS_PER_WORKER * max(1, jobs)))
-        return [c for c in np.array_split(np.asarray(indices, dtype=np.int64), max(1, count)) if c.size]
+        return [
+            c for c in np.array_split(np.asarray(indices, dtype=np.int64), max(1, count)) if c.size
+        ]
     ceiling = chunk_floor(weights, jobs, TASK_SECONDS, rate, TASKS_PER_WORKER)
     floor = max(float(np.sum(weights)) / (WORK_SHARE * max(1, jobs)), ceiling)
     chunks = WorkQueue(indices, weights, jobs, floor=floor).chunks()
-    return _merged(chunks, np.asarray(weights, dtype=np.float64), min(MIN_TASK_SECONDS * rate, ceiling))
+    return _merged(
+        chunks, np.asarray(weights, dtype=np.float64), min(MIN_TASK_SECONDS * rate, ceiling)
+    )
 
 
 def _merged(chunks: list[np.ndarray], weights: np.ndarray, least: float) -> list[np.ndarray]:
@@ -228,15 +257,27 @@ class DaskBackend:
 
     def __init__(self, client, spec: Spec, nearby_seconds: float = NEARBY_SECONDS) -> None:
         self.client, self.spec = client, spec
-        self.nearby_seconds = nearby_seconds  # read by the driver (search.parallel.Driver._split_backend)
+        self.nearby_seconds = (
+            nearby_seconds  # read by the driver (search.parallel.Driver._split_backend)
+        )
         self.address = client.scheduler.address
         self.jobs = self._threads()
         self.collector: threading.Thread | None = None
         self.error: BaseException | None = None
         self.rate = Rate()  # one worker's nodes a second, as its tasks measured them
 
-    def start(self, problem, paths, first, indices, bound, budget, stop: StopFlag, rows: Rows,
-              weights: np.ndarray | None = None) -> None:
+    def start(
+        self,
+        problem,
+        paths,
+        first,
+        indices,
+        bound,
+        budget,
+        stop: StopFlag,
+        rows: Rows,
+        weights: np.ndarray | None = None,
+    ) -> None:
         distributed = require_dask()
         tiles = tuple(int(t) for t in problem.tiles)
         self.jobs = self._threads()  # (workers may have come or gone)
@@ -260,8 +301,17 @@ class DaskBackend:
             nonlocal submitted
             while submitted < len(chunks) and pending.count() < ahead:
                 i = submitted
-                f = self.client.submit(run_task, self.spec, tiles, paths[chunks[i]], first[chunks[i]], bound, budget,
-                                       pure=False, priority=-i)
+                f = self.client.submit(
+                    run_task,
+                    self.spec,
+                    tiles,
+                    paths[chunks[i]],
+                    first[chunks[i]],
+                    bound,
+                    budget,
+                    pure=False,
+                    priority=-i,
+                )
                 futures[f] = chunks[i]
                 submitted += 1
                 pending.add(f)
@@ -292,14 +342,17 @@ class DaskBackend:
                     if (res[:, STATUS] == FOUND).any():
                         break
                     submit()
-            except BaseException as e:  # surfaced to the driver by wait()
-                self.error = self._lost_error() if _lost(self.client) or isinstance(e, OSError) else e
+            except BaseException as e:  # noqa: BLE001 - surfaced to the driver by wait()
+                self.error = (
+                    self._lost_error() if _lost(self.client) or isinstance(e, OSError) else e
+                )
             finally:
                 running = [f for f in futures if not f.done()]
-                if running and not _lost(self.client):  # stop those already running too, not only the queued ones
+                # stop those already running too, not only the queued ones
+                if running and not _lost(self.client):
                     try:
                         self.client.cancel(running)  # (the workers stop the running ones: _Running)
-                    except Exception as e:  # (the scheduler went away just now)
+                    except Exception as e:  # noqa: BLE001 - the scheduler went away just now
                         self.error = self.error or (self._lost_error() if _lost(self.client) else e)
 
         self.collector = threading.Thread(target=collect, daemon=True, name="dask-collector")

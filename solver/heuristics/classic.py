@@ -1,10 +1,11 @@
 """The textbook heuristics: blind, misplaced tiles, Manhattan, linear conflict."""
+
 from __future__ import annotations
 
 from patterndb import Board
 
-from .base import Heuristic, kernel_tuple
 from ..search.heuristic import BLIND, LINEAR_CONFLICT, MANHATTAN, MISPLACED
+from .base import Heuristic, kernel_tuple
 
 
 def blind(goal: Board) -> Heuristic:

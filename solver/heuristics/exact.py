@@ -1,4 +1,5 @@
 """The exact distance from a complete table, as a heuristic (perfect: h = h*)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,8 +9,8 @@ import numpy as np
 from patterndb.files.catalog import load_exact
 from patterndb.puzzle.frame import Frame
 
-from .base import Heuristic, kernel_tuple
 from ..search.heuristic import EXACT
+from .base import Heuristic, kernel_tuple
 
 
 def exact(frame: Frame, data_dir: Path) -> Heuristic:

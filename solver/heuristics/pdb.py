@@ -10,22 +10,22 @@ partitions' sums (a mirror is a partition of its own there), each table mapped
 once however many groups it serves, its own or a symmetric one's
 (patterndb.puzzle.symmetry; search/idastar_max.py).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
+from patterndb.files.attrs import is_packed
+from patterndb.files.attrs import is_zero_aware as store_zero_aware
 from patterndb.files.catalog import catalogue_tables, map_checked, pattern_expect, pattern_path
 from patterndb.puzzle.frame import Frame
 from patterndb.puzzle.patterns import Partition, catalog_groups, pattern_tiles
-from patterndb.files.attrs import is_packed
 from patterndb.puzzle.symmetry import Served, diagonal
-from patterndb.files.attrs import is_zero_aware as store_zero_aware
 
-from .base import Heuristic, kernel_tuple
 from ..search.heuristic import PDB, PDB_MAX
-
+from .base import Heuristic, kernel_tuple
 
 _loaded: dict[tuple, Heuristic] = {}  # this process's heuristics, by their files' identities
 _LOADED_MAX = 8
@@ -36,8 +36,11 @@ def _kept(key: tuple, paths: list[Path], load) -> Heuristic:
     mtimes and inodes: repeated solve() calls reuse the mapped tables, and a rebuilt or
     changed file is loaded (and checked) afresh."""
     stats = [Path(p).stat() for p in paths]
-    key = (*key, tuple(str(Path(p).absolute()) for p in paths),
-           tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats))
+    key = (
+        *key,
+        tuple(str(Path(p).absolute()) for p in paths),
+        tuple((s.st_size, s.st_mtime_ns, s.st_ino) for s in stats),
+    )
     if key not in _loaded:
         if len(_loaded) >= _LOADED_MAX:
             _loaded.pop(next(iter(_loaded)))
@@ -45,19 +48,29 @@ def _kept(key: tuple, paths: list[Path], load) -> Heuristic:
     return _loaded[key]
 
 
-def pdb(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: bool = True) -> Heuristic:
+def pdb(
+    frame: Frame, part: Partition, paths: list[Path], name: str, reflect: bool = True
+) -> Heuristic:
     """The additive heuristic of one partition's group tables (paths: each group's, in order),
     with its diagonal mirror where the goal has one."""
-    return _kept((frame.key, part, name, reflect), list(paths), lambda: _load(frame, part, paths, name, reflect))
+    return _kept(
+        (frame.key, part, name, reflect),
+        list(paths),
+        lambda: _load(frame, part, paths, name, reflect),
+    )
 
 
-def catalogue(frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path],
-              name: str) -> Heuristic:
+def catalogue(
+    frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path], name: str
+) -> Heuristic:
     """The maximum over several partitions' sums (symmetry.catalogue_sums: a mirror is a
     partition there); served[i] says how the i-th group of catalog_groups(sums) is read
     (symmetry.serve), and paths[i] is its table's file."""
-    return _kept((frame.key, sums, tuple((s.table, s.sym.name) for s in served), name), list(paths),
-                 lambda: _load_catalogue(frame, sums, served, paths, name))
+    return _kept(
+        (frame.key, sums, tuple((s.table, s.sym.name) for s in served), name),
+        list(paths),
+        lambda: _load_catalogue(frame, sums, served, paths, name),
+    )
 
 
 def _load(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: bool) -> Heuristic:
@@ -72,25 +85,40 @@ def _load(frame: Frame, part: Partition, paths: list[Path], name: str, reflect: 
         group_tiles[i, : len(g)] = g
         group_of[list(g)] = i
     refl = diagonal(frame) if reflect else None
-    refl_tile, refl_cell = refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
+    refl_tile, refl_cell = (
+        refl if refl is not None else (np.zeros(1, np.int64), np.zeros(1, np.int64))
+    )
     H = kernel_tuple(
-        PDB, frame.canonical_goal, table=table, group_of=group_of,
-        group_tiles=group_tiles, group_k=np.array([len(g) for g in placed], dtype=np.int64), offsets=offsets,
-        refl_tile=refl_tile, refl_cell=refl_cell, reflect=refl is not None,
-        packed=np.array([2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64),
+        PDB,
+        frame.canonical_goal,
+        table=table,
+        group_of=group_of,
+        group_tiles=group_tiles,
+        group_k=np.array([len(g) for g in placed], dtype=np.int64),
+        offsets=offsets,
+        refl_tile=refl_tile,
+        refl_cell=refl_cell,
+        reflect=refl is not None,
+        packed=np.array(
+            [2 if store_zero_aware(a) else int(is_packed(a)) for a in attrs], dtype=np.int64
+        ),
         **_zero_aware_fields(attrs, offsets),
     )
     label = f"pdb {name}" + (" + reflection" if refl is not None else "")
     return Heuristic(label, True, False, H, tuple(fingerprints))
 
 
-def _load_catalogue(frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path],
-                    name: str) -> Heuristic:
+def _load_catalogue(
+    frame: Frame, sums: tuple[Partition, ...], served: list[Served], paths: list[Path], name: str
+) -> Heuristic:
     n = frame.shape.n
     groups = catalog_groups(sums)
-    files = list(dict.fromkeys(s.table for s in served))  # each table once, however many groups it serves
+    # each table once, however many groups it serves
+    files = list(dict.fromkeys(s.table for s in served))
     path_of = {s.table: p for s, p in zip(served, paths)}
-    table, file_offsets, attrs = map_checked([path_of[t] for t in files], [pattern_expect(frame, t) for t in files])
+    table, file_offsets, attrs = map_checked(
+        [path_of[t] for t in files], [pattern_expect(frame, t) for t in files]
+    )
     fingerprints = [f"{path_of[t].name}:{a['checksum_crc32']}" for t, a in zip(files, attrs)]
     which = [files.index(s.table) for s in served]  # each group's file
     kmax = max(len(pattern_tiles(g)) for g in groups)
@@ -100,21 +128,37 @@ def _load_catalogue(frame: Frame, sums: tuple[Partition, ...], served: list[Serv
         tiles = s.tiles(frame)
         group_tiles[i, : len(tiles)] = tiles
         cellmap[i] = s.sym.inverse
-    inst = [(p, groups.index(g)) for p, part in enumerate(sums) for g in part]  # instance: group in partition
+    inst = [
+        (p, groups.index(g)) for p, part in enumerate(sums) for g in part
+    ]  # instance: group in partition
     tile_inst = np.full((n, len(sums)), -1, dtype=np.int64)
     for i, (p, g) in enumerate(inst):
         tile_inst[list(pattern_tiles(groups[g])), p] = i
     zero = _zero_aware_fields(attrs, file_offsets)
     H = kernel_tuple(
-        PDB_MAX, frame.canonical_goal, table=table, group_tiles=group_tiles,
+        PDB_MAX,
+        frame.canonical_goal,
+        table=table,
+        group_tiles=group_tiles,
         group_k=np.array([len(pattern_tiles(g)) for g in groups], dtype=np.int64),
         offsets=file_offsets[which].astype(np.int64),
-        packed=np.array([2 if store_zero_aware(attrs[w]) else int(is_packed(attrs[w])) for w in which], dtype=np.int64),
-        tile_inst=tile_inst, inst_group=np.array([g for _, g in inst], dtype=np.int64),
-        part_of=np.array([p for p, _ in inst], dtype=np.int64), cellmap=cellmap,
+        packed=np.array(
+            [2 if store_zero_aware(attrs[w]) else int(is_packed(attrs[w])) for w in which],
+            dtype=np.int64,
+        ),
+        tile_inst=tile_inst,
+        inst_group=np.array([g for _, g in inst], dtype=np.int64),
+        part_of=np.array([p for p, _ in inst], dtype=np.int64),
+        cellmap=cellmap,
         **({"zinfo": zero["zinfo"][which]} if zero else {}),
     )
-    return Heuristic(f"pdb {name}, {len(sums)} sums from {len(files)} tables", True, False, H, tuple(fingerprints))
+    return Heuristic(
+        f"pdb {name}, {len(sums)} sums from {len(files)} tables",
+        True,
+        False,
+        H,
+        tuple(fingerprints),
+    )
 
 
 def _zero_aware_fields(attrs: list[dict], offsets: np.ndarray) -> dict[str, np.ndarray]:
@@ -142,8 +186,9 @@ def cached(frame: Frame, groups: Partition, data_dir: Path) -> list[Path] | None
     return paths if all(p.exists() for p in paths) else None
 
 
-def cached_catalogue(frame: Frame, sums: tuple[Partition, ...],
-                     data_dir: Path) -> tuple[list[Served], list[Path]] | None:
+def cached_catalogue(
+    frame: Frame, sums: tuple[Partition, ...], data_dir: Path
+) -> tuple[list[Served], list[Path]] | None:
     """How each group of the sums is read (symmetry.serve) and from which file, or None if
     a table is missing."""
     served, paths = catalogue_tables(frame, sums, data_dir)

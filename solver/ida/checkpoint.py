@@ -29,6 +29,7 @@ A checkpoint that cannot be written (directory gone, disk full) never ends
 the search: the first failure is reported, the search goes on, and a later
 save that works is said to have worked.
 """
+
 from __future__ import annotations
 
 import base64
@@ -38,9 +39,10 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -59,11 +61,19 @@ class CheckpointError(BoardError):
     """A checkpoint that cannot be used for this search (another board, other tables, damaged)."""
 
 
-def identity(board: str, goal: str, algorithm: str, heuristic: str, tables: tuple[str, ...],
-             prune: int) -> dict[str, Any]:
+def identity(
+    board: str, goal: str, algorithm: str, heuristic: str, tables: tuple[str, ...], prune: int
+) -> dict[str, Any]:
     """What a checkpoint must match to be resumed (the pruning depth changes the frontier)."""
-    return {"board": board, "goal": goal, "algorithm": algorithm, "heuristic": heuristic,
-            "tables": list(tables), "frontier_target": FRONTIER_TARGET, "prune": prune}
+    return {
+        "board": board,
+        "goal": goal,
+        "algorithm": algorithm,
+        "heuristic": heuristic,
+        "tables": list(tables),
+        "frontier_target": FRONTIER_TARGET,
+        "prune": prune,
+    }
 
 
 def saved_heuristic(path: str | os.PathLike) -> str | None:
@@ -81,7 +91,9 @@ def saved_heuristic(path: str | os.PathLike) -> str | None:
 def digest(data: dict[str, Any]) -> str:
     """sha256 of the checkpoint's content (every key but "digest"), in a canonical JSON form."""
     body = {k: v for k, v in data.items() if k != "digest"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,18 +114,29 @@ class Resumed:
     def __str__(self) -> str:
         if self.solved:
             return f"answered from checkpoint {self.path}: solved at bound {self.bound}"
-        where = "" if self.subtrees is None else f", {self.subtrees_done:,} of {self.subtrees:,} subtrees done"
+        where = (
+            ""
+            if self.subtrees is None
+            else f", {self.subtrees_done:,} of {self.subtrees:,} subtrees done"
+        )
         if self.pieces_done:
             where += f" and {self.pieces_done:,} piece{'s' * (self.pieces_done != 1)} of others"
-        return (f"resuming from checkpoint {self.path}: bound {self.bound}{where} "
-                f"({self.iterations} iteration{'s' * (self.iterations != 1)} finished)")
+        return (
+            f"resuming from checkpoint {self.path}: bound {self.bound}{where} "
+            f"({self.iterations} iteration{'s' * (self.iterations != 1)} finished)"
+        )
 
 
 class Checkpoint:
     """One checkpoint file for one search; also a progress listener that saves as subtrees finish."""
 
-    def __init__(self, path: str | os.PathLike, ident: dict[str, Any], interval: float = SAVE_INTERVAL,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        ident: dict[str, Any],
+        interval: float = SAVE_INTERVAL,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.ident = ident
         self.interval = interval
@@ -127,12 +150,16 @@ class Checkpoint:
         if self.path.is_dir():
             raise CheckpointError(f"checkpoint {self.path} is a directory: give a file name")
         if not parent.is_dir():
-            raise CheckpointError(f"cannot write checkpoint {self.path}: directory {parent} does not exist")
+            raise CheckpointError(
+                f"cannot write checkpoint {self.path}: directory {parent} does not exist"
+            )
         try:
             with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{self.path.name}.probe"):
                 pass
         except OSError as e:
-            raise CheckpointError(f"cannot write checkpoint {self.path}: {e.strerror or e}") from None
+            raise CheckpointError(
+                f"cannot write checkpoint {self.path}: {e.strerror or e}"
+            ) from None
 
     def load(self, problem: Problem) -> tuple[SearchState | None, list[int] | None]:
         """(state to resume, or None for a fresh start; the solution if already solved),
@@ -145,13 +172,18 @@ class Checkpoint:
             raise self._foreign(f"unreadable as text: {e}") from None
         try:
             data = json.loads(text)
-        except ValueError as e:  # a JSON object cut or garbled is ours damaged; anything else is not ours
-            raise (self._damaged if text.lstrip().startswith("{") else self._foreign)(f"not JSON: {e}") from None
+        # a JSON object cut or garbled is ours damaged; anything else is not ours
+        except ValueError as e:
+            raise (self._damaged if text.lstrip().startswith("{") else self._foreign)(
+                f"not JSON: {e}"
+            ) from None
         if not isinstance(data, dict) or not {"version", "search"} <= set(data):
             raise self._foreign("JSON without a checkpoint's version and search")
         if data.get("version") != VERSION:
-            raise CheckpointError(f"checkpoint {self.path} has version {data.get('version')!r}, expected {VERSION} "
-                                  "(older ones carry no digest and cannot be checked): remove it to start afresh")
+            raise CheckpointError(
+                f"checkpoint {self.path} has version {data.get('version')!r}, expected {VERSION} "
+                "(older ones carry no digest and cannot be checked): remove it to start afresh"
+            )
         if data.get("digest") != digest(data):
             raise self._damaged("its digest does not match its content")
         search = data.get("search")
@@ -161,24 +193,31 @@ class Checkpoint:
             if search.get(key) != want:
                 raise CheckpointError(
                     f"checkpoint {self.path} is for another search ({key} {search.get(key)!r}, "
-                    f"this one {want!r}): remove it or give another --checkpoint file")
+                    f"this one {want!r}): remove it or give another --checkpoint file"
+                )
         try:
             state, solution = _parse(data)
         except (ValueError, KeyError, TypeError) as e:
             raise self._damaged(str(e)) from None
         problem_msg = _inconsistency(state, solution, problem)
         if problem_msg:
-            raise CheckpointError(f"checkpoint {self.path} is inconsistent with this search ({problem_msg}): "
-                                  "remove it to start afresh")
+            raise CheckpointError(
+                f"checkpoint {self.path} is inconsistent with this search ({problem_msg}): "
+                "remove it to start afresh"
+            )
         return state, solution
 
     def _damaged(self, why: str) -> CheckpointError:
-        return CheckpointError(f"checkpoint {self.path} is damaged ({why}): remove it to start afresh")
+        return CheckpointError(
+            f"checkpoint {self.path} is damaged ({why}): remove it to start afresh"
+        )
 
     def _foreign(self, why: str) -> CheckpointError:
         """A file that is no checkpoint of this solver: named, and left alone."""
-        return CheckpointError(f"--checkpoint {self.path} is not a checkpoint ({why}): give another file; this "
-                               "one was left as it is")
+        return CheckpointError(
+            f"--checkpoint {self.path} is not a checkpoint ({why}): give another file; this "
+            "one was left as it is"
+        )
 
     @contextmanager
     def claimed(self) -> Iterator[None]:
@@ -189,14 +228,22 @@ class Checkpoint:
             with exclusive(lock, wait=False):
                 yield
         except BlockingIOError:
-            raise CheckpointError(f"checkpoint {self.path} is in use by another search: wait for it to end, or give "
-                                  "another --checkpoint file") from None
+            raise CheckpointError(
+                f"checkpoint {self.path} is in use by another search: wait for it to end, or give "
+                "another --checkpoint file"
+            ) from None
 
     def resumed(self, state: SearchState, solution: list[int] | None) -> Resumed:
         done = None if state.done is None else int(state.done.sum())
-        return Resumed(str(self.path), state.bound, len(state.iterations), done,
-                       None if state.done is None else int(state.done.size), solution is not None,
-                       sum(int(p.done.sum()) for p in state.partial.values()))
+        return Resumed(
+            str(self.path),
+            state.bound,
+            len(state.iterations),
+            done,
+            None if state.done is None else int(state.done.size),
+            solution is not None,
+            sum(int(p.done.sum()) for p in state.partial.values()),
+        )
 
     def save(self, state: SearchState, solution: list[int] | None = None) -> bool:
         """Write the checkpoint atomically; False (after a warning, once) if it cannot be written."""
@@ -205,17 +252,29 @@ class Checkpoint:
             "version": VERSION,
             "search": self.ident,
             "state": {
-                "bound": state.bound, "iterations": [vars(it) for it in state.iterations],
-                "expanded": state.expanded, "generated": state.generated, "next_f": state.next_f,
-                "seconds": state.seconds, "done": done,
+                "bound": state.bound,
+                "iterations": [vars(it) for it in state.iterations],
+                "expanded": state.expanded,
+                "generated": state.generated,
+                "next_f": state.next_f,
+                "seconds": state.seconds,
+                "done": done,
                 "subtrees": None if state.done is None else int(state.done.size),
                 "subtrees_done": None if state.done is None else int(state.done.sum()),
-                "sizes": _text(state.sizes), "last_sizes": _text(state.last_sizes),
+                "sizes": _text(state.sizes),
+                "last_sizes": _text(state.last_sizes),
                 "prior_sizes": _text(state.prior_sizes),
-                "partial": {str(k): {"pieces": p.pieces, "digest": p.digest, "expanded": p.expanded,
-                                     "generated": p.generated, "next_f": p.next_f,
-                                     "done": _flags(p.done)}
-                            for k, p in sorted(state.partial.items())},
+                "partial": {
+                    str(k): {
+                        "pieces": p.pieces,
+                        "digest": p.digest,
+                        "expanded": p.expanded,
+                        "generated": p.generated,
+                        "next_f": p.next_f,
+                        "done": _flags(p.done),
+                    }
+                    for k, p in sorted(state.partial.items())
+                },
             },
             "solution": solution,
         }
@@ -233,8 +292,10 @@ class Checkpoint:
                 tmp.unlink(missing_ok=True)
         except OSError as e:
             if not self.failing:
-                self.warn(f"warning: cannot save checkpoint {self.path} ({e.strerror or e}); "
-                          "the search goes on and tries again")
+                self.warn(
+                    f"warning: cannot save checkpoint {self.path} ({e.strerror or e}); "
+                    "the search goes on and tries again"
+                )
             self.failing = True
             return False
         if self.failing:
@@ -261,7 +322,11 @@ def _int(value: Any, what: str, low: int = 0, high: int = _INT_MAX) -> int:
 
 
 def _float(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 <= value < float("inf")
+    ):
         raise ValueError(f"{what} is {value!r}, not a number of seconds")
     return float(value)
 
@@ -278,20 +343,38 @@ def _parse(data: dict[str, Any]) -> tuple[SearchState, list[int] | None]:
     for k, it in enumerate(its):
         if not isinstance(it, dict):
             raise ValueError(f"iteration {k} is not an object")
-        iterations.append(Iteration(_int(it["bound"], "a bound", 0, MAX_DEPTH), _int(it["expanded"], "a node count"),
-                                    _int(it["generated"], "a node count"), _float(it["seconds"], "an iteration's time"),
-                                    _int(it["subtrees"], "a subtree count", 1),
-                                    _int(it["next_f"], "an iteration's next f", 0, int(NO_BOUND))))
-    state = SearchState(_int(s["bound"], "the bound", 0, MAX_DEPTH), iterations, None, _int(s["expanded"], "expanded"),
-                        _int(s["generated"], "generated"), _int(s["next_f"], "next f", 0, int(NO_BOUND)),
-                        _float(s["seconds"], "seconds"))
+        iterations.append(
+            Iteration(
+                _int(it["bound"], "a bound", 0, MAX_DEPTH),
+                _int(it["expanded"], "a node count"),
+                _int(it["generated"], "a node count"),
+                _float(it["seconds"], "an iteration's time"),
+                _int(it["subtrees"], "a subtree count", 1),
+                _int(it["next_f"], "an iteration's next f", 0, int(NO_BOUND)),
+            )
+        )
+    state = SearchState(
+        _int(s["bound"], "the bound", 0, MAX_DEPTH),
+        iterations,
+        None,
+        _int(s["expanded"], "expanded"),
+        _int(s["generated"], "generated"),
+        _int(s["next_f"], "next f", 0, int(NO_BOUND)),
+        _float(s["seconds"], "seconds"),
+    )
     if s["done"] is not None:
         subtrees = _int(s["subtrees"], "the subtree count", 1, 1 << 30)
         state.done = _unflags(s["done"], subtrees, "done", "subtrees")
         if s.get("subtrees_done") != int(state.done.sum()):
-            raise ValueError(f"'subtrees_done' is {s.get('subtrees_done')!r}, 'done' has {int(state.done.sum())}")
-    state.sizes, state.last_sizes = _counts(s.get("sizes"), "sizes"), _counts(s.get("last_sizes"), "last_sizes")
-    state.prior_sizes = _counts(s.get("prior_sizes"), "prior_sizes")  # (absent from checkpoints before it was kept)
+            raise ValueError(
+                f"'subtrees_done' is {s.get('subtrees_done')!r}, 'done' has {int(state.done.sum())}"
+            )
+    state.sizes, state.last_sizes = (
+        _counts(s.get("sizes"), "sizes"),
+        _counts(s.get("last_sizes"), "last_sizes"),
+    )
+    # (absent from checkpoints before it was kept)
+    state.prior_sizes = _counts(s.get("prior_sizes"), "prior_sizes")
     state.partial = _partial(s.get("partial") or {})  # (likewise)
     solution = data.get("solution")
     if solution is not None:
@@ -312,12 +395,20 @@ def _partial(saved: Any) -> dict[int, Partial]:
         pieces = _int(p["pieces"], "a subtree's piece count", 2, 1 << 20)
         done = _unflags(p["done"], pieces, f"subtree {key}'s done pieces", "pieces")
         if done.all() or not done.any():
-            raise ValueError(f"subtree {key} is kept as partly searched with {int(done.sum())} of {pieces} pieces done")
+            raise ValueError(
+                f"subtree {key} is kept as partly searched with {int(done.sum())} of {pieces} pieces done"
+            )
         digest_ = _str(p["digest"], "a subtree's pieces' digest")
         if len(digest_) != 16 or any(c not in "0123456789abcdef" for c in digest_):
             raise ValueError(f"subtree {key}'s pieces' digest is {digest_!r}")
-        out[int(key)] = Partial(pieces, digest_, done, _int(p["expanded"], "a node count"),
-                                _int(p["generated"], "a node count"), _int(p["next_f"], "a next f", 0, int(NO_BOUND)))
+        out[int(key)] = Partial(
+            pieces,
+            digest_,
+            done,
+            _int(p["expanded"], "a node count"),
+            _int(p["generated"], "a node count"),
+            _int(p["next_f"], "a next f", 0, int(NO_BOUND)),
+        )
     return out
 
 
@@ -354,14 +445,20 @@ def _inconsistency(state: SearchState, solution: list[int] | None, problem: Prob
         why = _replay(problem, solution)
         if why:
             return f"its solution {why}"
-    arrays = [a for a in (state.done, state.sizes, state.last_sizes, state.prior_sizes) if a is not None]
+    arrays = [
+        a for a in (state.done, state.sizes, state.last_sizes, state.prior_sizes) if a is not None
+    ]
     if arrays:
         n = len(problem.frontier()[0])
         if any(len(a) != n for a in arrays):
             return f"subtree arrays of {sorted({len(a) for a in arrays})} entries, the frontier has {n}"
         if state.sizes is not None:
-            if state.done is None or np.any(state.sizes < 0) or np.any(state.sizes[~state.done] != 0) \
-                    or int(state.sizes.sum()) != state.expanded:
+            if (
+                state.done is None
+                or np.any(state.sizes < 0)
+                or np.any(state.sizes[~state.done] != 0)
+                or int(state.sizes.sum()) != state.expanded
+            ):
                 return "per-subtree counts that do not add up to the iteration's"
         for k, p in state.partial.items():
             if state.done is None or k >= len(state.done):
@@ -369,7 +466,9 @@ def _inconsistency(state: SearchState, solution: list[int] | None, problem: Prob
             if state.done[k]:
                 return f"pieces kept for subtree {k}, which is done"
             if p.next_f <= state.bound:
-                return f"pieces of subtree {k} with next f {p.next_f}, at most the bound {state.bound}"
+                return (
+                    f"pieces of subtree {k} with next f {p.next_f}, at most the bound {state.bound}"
+                )
     elif (state.expanded or state.partial) and state.done is None:
         return "nodes of an unsplit iteration in progress"
     return None

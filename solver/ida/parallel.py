@@ -21,26 +21,39 @@ request came during one) with what it has proven (the lower bound).
 Its whole state between subtrees is a SearchState, which a checkpoint
 writes and a resumed search starts from.
 """
+
 from __future__ import annotations
 
 import threading
 import time
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
 from ..search.aot import kernels
 from ..search.moves import FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED
-from .pieces import Pieces, Tally, cut, uncut
-from .state import Backend, Iteration, Listener, Outcome, Problem, Record, Rows, SearchState, StopFlag
-from .subtree_order import search_order
 from ..search.subtrees import EXPANDED, GENERATED, GOAL_DEPTH, NEXT_F, STATUS
+from .pieces import Pieces, Tally, cut, uncut
+from .state import (
+    Backend,
+    Iteration,
+    Listener,
+    Outcome,
+    Problem,
+    Record,
+    Rows,
+    SearchState,
+    StopFlag,
+)
+from .subtree_order import search_order
 from .threads import ThreadBackend, default_jobs
 from .work_queue import Rate
 
 SPLIT_NODES = 2_000_000  # iterations expected to expand more than this are split
-INLINE_SECONDS = 0.25  # root iterations expected to take less run in the calling thread, longer ones in a thread
+INLINE_SECONDS = (
+    0.25  # root iterations expected to take less run in the calling thread, longer ones in a thread
+)
 # of their own (Driver._inline)
 ROOT_SMALL = 10_000  # ... and one kernel call goes on to the next bound after an iteration of fewer expansions
 # (and of fewer than split_nodes / 100: the next one is not to be split)
@@ -51,16 +64,26 @@ TICK = 0.1  # seconds between the driver's looks at progress, time-outs and sign
 class Driver:
     """One IDA* search over a backend; see the module docstring."""
 
-    def __init__(self, problem: Problem, backend: Backend, stop: StopFlag, listener: Listener | None = None,
-                 max_nodes: int = 0, deadline: float | None = None, split_nodes: int = SPLIT_NODES,
-                 record: Record | None = None) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        backend: Backend,
+        stop: StopFlag,
+        listener: Listener | None = None,
+        max_nodes: int = 0,
+        deadline: float | None = None,
+        split_nodes: int = SPLIT_NODES,
+        record: Record | None = None,
+    ) -> None:
         self.problem, self.backend, self.stop, self.listener = problem, backend, stop, listener
         self.record = record  # told of every chunk's rows (solver.ida.trace)
         self.max_nodes, self.deadline, self.split_nodes = max_nodes, deadline, split_nodes
         self.root = _root(problem.blank)  # an unsplit iteration: one piece, the root
         # A backend far away (Dask) says how many seconds of this machine's threads a split
         # iteration may be expected to take and still be searched here, on them (nearby_seconds).
-        self.nearby = ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
+        self.nearby = (
+            ThreadBackend(default_jobs()) if getattr(backend, "nearby_seconds", 0.0) > 0 else None
+        )
         # CPU seconds its kernels have taken, on the threads that ran them (each thread's own
         # clock: not the process's other threads, a bounded search's beams beside it): what a
         # race (search.race) weighs its legs by. Chunks in flight count once they come back.
@@ -92,7 +115,9 @@ class Driver:
         state = state or SearchState(bound)
         for saved in (state.done, state.sizes, state.last_sizes, state.prior_sizes):
             if saved is not None and len(saved) != len(self.frontier()[0]):
-                raise ValueError(f"the saved state has {len(saved)} subtrees, the frontier {len(self.frontier()[0])}")
+                raise ValueError(
+                    f"the saved state has {len(saved)} subtrees, the frontier {len(self.frontier()[0])}"
+                )
         return state
 
     def step(self, state: SearchState) -> tuple[str, list[int]]:
@@ -119,7 +144,9 @@ class Driver:
         last = iterations[-1]
         return estimate * last.seconds < INLINE_SECONDS * max(1, last.expanded)
 
-    def _from_root(self, state: SearchState, estimate: float, threaded: bool = False) -> tuple[str, list[int]]:
+    def _from_root(
+        self, state: SearchState, estimate: float, threaded: bool = False
+    ) -> tuple[str, list[int]]:
         """Iterations from the root, as many in one kernel call as stay small
         (subtrees.search_root; as step), in this thread or (threaded) in a thread of their
         own while this one waits. Each is reported as if searched alone, with the call's time
@@ -132,9 +159,23 @@ class Driver:
 
         def call() -> int:
             cpu = time.thread_time()  # (of the thread that runs the kernel: this one, or ida-0)
-            k = kernels().search_root(p.tiles, p.goal, p.H, p.nbrs, p.machine.transitions, p.start_state,
-                                      self.root.paths, self.root.first, state.bound, self.parity,
-                                      min(ROOT_SMALL, self.split_nodes // 100), budget, self.stop.flag, rows, solution)
+            k = kernels().search_root(
+                p.tiles,
+                p.goal,
+                p.H,
+                p.nbrs,
+                p.machine.transitions,
+                p.start_state,
+                self.root.paths,
+                self.root.first,
+                state.bound,
+                self.parity,
+                min(ROOT_SMALL, self.split_nodes // 100),
+                budget,
+                self.stop.flag,
+                rows,
+                solution,
+            )
             self.cpu += time.thread_time() - cpu
             return k
 
@@ -148,18 +189,29 @@ class Driver:
             if i > 0 and self.listener:
                 self.listener.iteration_started(bound, 1, expected_expansions(state.iterations))
             if self.record is not None:
-                self.record(self.root.base, rows[i : i + 1, 1:], "ida-0" if threaded else "main", begin, end)
+                self.record(
+                    self.root.base, rows[i : i + 1, 1:], "ida-0" if threaded else "main", begin, end
+                )
             if status in (LIMIT, STOPPED):  # searched again on a resume: kept apart
                 state.unfinished_expanded += expanded
                 state.unfinished_generated += generated
                 state.seconds += end - begin
-                return ("limit" if status == LIMIT and not self.stop.requested else self.stop.reason), []
+                return (
+                    "limit" if status == LIMIT and not self.stop.requested else self.stop.reason
+                ), []
             state.expanded, state.generated, state.next_f = expanded, generated, next_f
             path = solution[: depth + 1].tolist() if status == FOUND else []
-            self._complete(state, state.seconds + end - begin, 1, path, written[i + 1][0] if i < k - 1 else None)
+            self._complete(
+                state,
+                state.seconds + end - begin,
+                1,
+                path,
+                written[i + 1][0] if i < k - 1 else None,
+            )
             if path:
                 return "found", path
-            if self.stop.requested and i < k - 1:  # asked during the call or by a listener: the rest searched again
+            # asked during the call or by a listener: the rest searched again
+            if self.stop.requested and i < k - 1:
                 state.unfinished_expanded += int(rows[i + 1 : k, 1 + EXPANDED].sum())
                 state.unfinished_generated += int(rows[i + 1 : k, 1 + GENERATED].sum())
                 return self.stop.reason, []
@@ -176,7 +228,7 @@ class Driver:
         def run() -> None:
             try:
                 box.append((True, call()))
-            except BaseException as e:  # raised here, in the caller
+            except BaseException as e:  # noqa: BLE001 - raised here, in the caller
                 box.append((False, e))
 
         worker = threading.Thread(target=run, daemon=True, name="ida-0")
@@ -202,13 +254,23 @@ class Driver:
         if state.sizes is None:
             state.sizes = np.zeros(len(state.done), dtype=np.int64)
         backend = self._split_backend(estimate, state.iterations)
-        jobs = backend.jobs if getattr(backend, "cuts", False) else 1  # (a backend that takes pieces)
-        pieces = cut(self.problem.machine.transitions, self.problem.nbrs, self.problem.start_state,
-                     base_paths, base_first, todo, state.last_sizes, jobs)
+        # (a backend that takes pieces)
+        jobs = backend.jobs if getattr(backend, "cuts", False) else 1
+        pieces = cut(
+            self.problem.machine.transitions,
+            self.problem.nbrs,
+            self.problem.start_state,
+            base_paths,
+            base_first,
+            todo,
+            state.last_sizes,
+            jobs,
+        )
         subtrees = len(state.done)
         paths, first, order, weights = pieces.paths, pieces.first, pieces.order, pieces.weights
         tally = Tally(pieces, subtrees) if pieces.cut else None
-        state.partial = {} if tally is None else tally.resume(state.partial)  # (the rest: searched whole)
+        # (the rest: searched whole)
+        state.partial = {} if tally is None else tally.resume(state.partial)
         if state.partial:  # the saved pieces are not searched again
             keep = ~tally.finished[order]
             order = order[keep]
@@ -217,8 +279,17 @@ class Driver:
         started, cpu = time.monotonic(), self.cpu
         record = self.record
         rows = Rows(None if record is None else lambda idx, *rest: record(pieces.base[idx], *rest))
-        backend.start(self.problem, paths, first, order, state.bound, budget, self.stop, rows,
-                      _expected(weights, state.last_sizes, estimate, len(order), subtrees))
+        backend.start(
+            self.problem,
+            paths,
+            first,
+            order,
+            state.bound,
+            budget,
+            self.stop,
+            rows,
+            _expected(weights, state.last_sizes, estimate, len(order), subtrees),
+        )
         done = False
         path: list[int] = []
         limit = False
@@ -240,7 +311,9 @@ class Driver:
                 if tally is None:  # each piece is its subtree
                     b, e, g, f = indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F]
                 else:  # the subtrees whose last piece came back, with all their pieces' counts
-                    b, some = tally.add(indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F])
+                    b, some = tally.add(
+                        indices, res[:, EXPANDED], res[:, GENERATED], res[:, NEXT_F]
+                    )
                     e, g, f = tally.expanded[b], tally.generated[b], tally.next_f[b]
                     for i in b.tolist():
                         state.partial.pop(i, None)
@@ -291,15 +364,25 @@ class Driver:
         """An iteration at state.bound begins: tell the listener, arm the stop flag (a stop
         asked for before still holds); the node budget left (0: none)."""
         if self.listener:
-            self.listener.iteration_started(state.bound, subtrees, estimate if state.iterations else None)
+            self.listener.iteration_started(
+                state.bound, subtrees, estimate if state.iterations else None
+            )
         self.stop.flag[0] = 1 if self.stop.requested else 0
         return max(1, self.max_nodes - state.total_expanded) if self.max_nodes > 0 else 0
 
-    def _complete(self, state: SearchState, elapsed: float, subtrees: int, path: list[int],
-                  next_bound: int | None = None) -> None:
+    def _complete(
+        self,
+        state: SearchState,
+        elapsed: float,
+        subtrees: int,
+        path: list[int],
+        next_bound: int | None = None,
+    ) -> None:
         """The current iteration is complete (or found path): record it and move state to the
         next bound (next_bound where the caller knows it: search_root searched it already)."""
-        it = Iteration(state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f)
+        it = Iteration(
+            state.bound, state.expanded, state.generated, elapsed, subtrees, state.next_f
+        )
         state.iterations.append(it)
         state.expanded = state.generated = 0
         if state.done is not None:  # split
@@ -327,13 +410,28 @@ class Driver:
             return self.backend
         rate = self.nearby.rate
         if rate.seconds <= 0.01:
-            rate = next((Rate(it.expanded, it.seconds) for it in reversed(iterations)
-                         if it.subtrees == 1 and it.seconds > 0.01), rate)
-        return self.nearby if estimate <= self.backend.nearby_seconds * self.nearby.jobs * rate.value else self.backend
+            rate = next(
+                (
+                    Rate(it.expanded, it.seconds)
+                    for it in reversed(iterations)
+                    if it.subtrees == 1 and it.seconds > 0.01
+                ),
+                rate,
+            )
+        return (
+            self.nearby
+            if estimate <= self.backend.nearby_seconds * self.nearby.jobs * rate.value
+            else self.backend
+        )
 
 
-def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimate: float,
-              pieces: int, subtrees: int) -> np.ndarray | None:
+def _expected(
+    weights: np.ndarray | None,
+    last_sizes: np.ndarray | None,
+    estimate: float,
+    pieces: int,
+    subtrees: int,
+) -> np.ndarray | None:
     """Each piece's expected nodes in this iteration: its share of the last complete split
     iteration (weights) times the growth the driver expects (estimate over that iteration).
     The first split iteration has no sizes: each of its subtrees then expects an equal share
@@ -349,12 +447,17 @@ def _expected(weights: np.ndarray | None, last_sizes: np.ndarray | None, estimat
     return weights * (estimate / last) if estimate > 0 and last > 0 else weights
 
 
-@lru_cache(maxsize=None)
+@cache
 def _root(blank: int) -> Pieces:
     """The one piece of an unsplit iteration: the root, its blank on cell blank (made once a
     cell, shared: the kernels only read it; writable, as the compiled kernels' signatures
     have it)."""
-    return uncut(np.array([[blank]], dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), None)
+    return uncut(
+        np.array([[blank]], dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        None,
+    )
 
 
 def expected_expansions(iterations: list[Iteration]) -> float:

@@ -30,6 +30,7 @@ and skips the saved pieces (their paths' digest must match; a resume that
 cuts otherwise searches the subtree whole again). With one worker nothing is
 cut: the search is the serial one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -59,13 +60,23 @@ class Pieces:
     cut: bool = False  # some subtree is in pieces (else piece i is subtree i)
 
 
-def uncut(paths: np.ndarray, first: np.ndarray, todo: np.ndarray, weights: np.ndarray | None) -> Pieces:
+def uncut(
+    paths: np.ndarray, first: np.ndarray, todo: np.ndarray, weights: np.ndarray | None
+) -> Pieces:
     """Every subtree whole: piece i is frontier subtree i."""
     return Pieces(paths, first, np.arange(len(paths), dtype=np.int64), todo, weights)
 
 
-def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first: np.ndarray, todo: np.ndarray,
-        last_sizes: np.ndarray | None, jobs: int) -> Pieces:
+def cut(
+    fsm: np.ndarray,
+    nbrs: np.ndarray,
+    state0: int,
+    paths: np.ndarray,
+    first: np.ndarray,
+    todo: np.ndarray,
+    last_sizes: np.ndarray | None,
+    jobs: int,
+) -> Pieces:
     """The pieces of an iteration whose subtrees todo (frontier indices, in search order) are
     to be searched by jobs workers; last_sizes: each subtree's nodes in the last complete
     split iteration (None: nothing is known, nothing is cut). jobs 1 (or a backend that
@@ -81,24 +92,31 @@ def cut(fsm: np.ndarray, nbrs: np.ndarray, state0: int, paths: np.ndarray, first
     if big.size == 0:
         return uncut(paths, first, todo, weights)
     big.sort()
-    subs = [_below(fsm, nbrs, state0, paths[i], int(min(MAX_PIECES, np.ceil(last_sizes[i] / target)))) for i in big]
+    subs = [
+        _below(fsm, nbrs, state0, paths[i], int(min(MAX_PIECES, np.ceil(last_sizes[i] / target))))
+        for i in big
+    ]
     counts = np.ones(len(paths), dtype=np.int64)
     counts[big] = [len(s) for s in subs]
     base_arr = np.repeat(np.arange(len(paths), dtype=np.int64), counts)
     starts = np.cumsum(counts) - counts  # each subtree's first piece
-    out = np.full((len(base_arr), max(paths.shape[1], max(s.shape[1] for s in subs))), -1, dtype=np.int64)
+    out = np.full(
+        (len(base_arr), max(paths.shape[1], max(s.shape[1] for s in subs))), -1, dtype=np.int64
+    )
     whole = np.ones(len(paths), dtype=bool)
     whole[big] = False
     out[starts[whole], : paths.shape[1]] = paths[whole]
     for i, s in zip(big, subs):
-        out[starts[i]: starts[i] + len(s), : s.shape[1]] = s
+        out[starts[i] : starts[i] + len(s), : s.shape[1]] = s
     n = counts[todo]  # todo's subtrees in its order, each one's pieces together
     order = np.repeat(starts[todo], n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
     piece_weights = (last_sizes[base_arr] / counts[base_arr]).astype(np.float64)[order]
     return Pieces(out, _first(out, first, base_arr, starts), base_arr, order, piece_weights, True)
 
 
-def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, count: int) -> np.ndarray:
+def _below(
+    fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, count: int
+) -> np.ndarray:
     """At least count paths extending path (as many as the machine allows within 64 cells),
     in depth-first order, one a row, padded with -1 after their ends (the frontier's rows
     are); path itself where the machine allows no move below it."""
@@ -110,7 +128,9 @@ def _below(fsm: np.ndarray, nbrs: np.ndarray, state0: int, path: np.ndarray, cou
     return np.hstack([np.broadcast_to(path[:-1], (len(sub), len(path) - 1)), sub])
 
 
-def _first(paths: np.ndarray, first: np.ndarray, base: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _first(
+    paths: np.ndarray, first: np.ndarray, base: np.ndarray, starts: np.ndarray
+) -> np.ndarray:
     """Each piece's counting depth: where its path leaves the piece before (a subtree's first
     piece keeps its subtree's, which the frontier computed against the subtree before)."""
     out = first[base].astype(np.int64)
@@ -127,7 +147,9 @@ def digest(paths: np.ndarray) -> str:
     are as wide as the longest piece of any subtree cut in that iteration, which a resume with
     other subtrees still to do may cut less deep."""
     used = int(np.flatnonzero((paths >= 0).any(axis=0)).max()) + 1 if paths.size else 0
-    return hashlib.sha256(np.ascontiguousarray(paths[:, :used], dtype="<i8").tobytes()).hexdigest()[:16]
+    return hashlib.sha256(np.ascontiguousarray(paths[:, :used], dtype="<i8").tobytes()).hexdigest()[
+        :16
+    ]
 
 
 class Tally:
@@ -144,7 +166,10 @@ class Tally:
     def _span(self, subtree: int) -> slice:
         """The subtree's pieces (together in the cut: base is sorted)."""
         base = self.pieces.base
-        return slice(int(np.searchsorted(base, subtree, "left")), int(np.searchsorted(base, subtree, "right")))
+        return slice(
+            int(np.searchsorted(base, subtree, "left")),
+            int(np.searchsorted(base, subtree, "right")),
+        )
 
     def resume(self, saved: dict[int, Partial]) -> dict[int, Partial]:
         """Count the saved pieces of unfinished subtrees as finished where this cut has the same
@@ -162,8 +187,9 @@ class Tally:
             kept[subtree] = p
         return kept
 
-    def add(self, indices: np.ndarray, expanded: np.ndarray, generated: np.ndarray,
-            next_f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def add(
+        self, indices: np.ndarray, expanded: np.ndarray, generated: np.ndarray, next_f: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Finished pieces (their indices and counts); returns the subtrees whose last piece is
         among them and those left unfinished with more pieces done, each once."""
         self.finished[indices] = True
@@ -178,5 +204,11 @@ class Tally:
     def progress(self, subtree: int) -> Partial:
         """An unfinished subtree's done pieces, to save."""
         span = self._span(subtree)
-        return Partial(span.stop - span.start, digest(self.pieces.paths[span]), self.finished[span].copy(),
-                       int(self.expanded[subtree]), int(self.generated[subtree]), int(self.next_f[subtree]))
+        return Partial(
+            span.stop - span.start,
+            digest(self.pieces.paths[span]),
+            self.finished[span].copy(),
+            int(self.expanded[subtree]),
+            int(self.generated[subtree]),
+            int(self.next_f[subtree]),
+        )

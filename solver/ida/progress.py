@@ -7,11 +7,13 @@ the earlier iterations). Otherwise (piped, or quiet): one line per finished
 iteration. Nothing at all during the first second, so short solves print
 nothing extra.
 """
+
 from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from patterndb.build.progress import count as _count
 from patterndb.build.progress import fit
@@ -24,14 +26,20 @@ REDRAW = 0.25
 
 def _clock(s: float) -> str:
     s = int(s)
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
 
 
 class Status:
     """Progress of one search on stderr; live when stream is a terminal."""
 
-    def __init__(self, stream: TextIO | None = None, live: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
         self.clock = clock
@@ -53,8 +61,10 @@ class Status:
         self.drawn = now
         nodes = state.total_generated
         rate = nodes / max(now - self.start, 1e-9)
-        line = (f"bound {state.bound}  {_count(nodes)} generated  {_count(rate)}/s  {_clock(now - self.start)}"
-                f"  iteration {100 * done / max(total, 1):.0f}% of {total} subtrees")
+        line = (
+            f"bound {state.bound}  {_count(nodes)} generated  {_count(rate)}/s  {_clock(now - self.start)}"
+            f"  iteration {100 * done / max(total, 1):.0f}% of {total} subtrees"
+        )
         if self.estimate and state.expanded and elapsed > 0:
             left = (self.estimate - state.expanded) / (state.expanded / elapsed)
             line += f", ~{_clock(left)} left" if left > 0 else ", ending soon"
@@ -66,8 +76,10 @@ class Status:
         if not self._visible():
             return
         self.clear()
-        self.stream.write(f"bound {it.bound}: {it.expanded:,} expanded, {it.generated:,} generated, "
-                          f"{it.seconds:.1f}s ({_count(it.generated / max(it.seconds, 1e-9))}/s)\n")
+        self.stream.write(
+            f"bound {it.bound}: {it.expanded:,} expanded, {it.generated:,} generated, "
+            f"{it.seconds:.1f}s ({_count(it.generated / max(it.seconds, 1e-9))}/s)\n"
+        )
         self.stream.flush()
 
     def clear(self) -> None:

@@ -30,6 +30,7 @@ kept their winners. Near-ties (legs within 10-40% of each other) go either way, 
 did from run to run before. Which side searches on is only a matter of speed: both are
 admissible, so the answer is optimal whoever wins.
 """
+
 from __future__ import annotations
 
 import time
@@ -40,8 +41,10 @@ import numpy as np
 from .parallel import Driver
 from .state import Iteration, Outcome, SearchState, StopFlag
 
-RACE_SECONDS = 2.0  # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
-RACE_MARGIN = 1.25  # the strong leg gives up before an iteration expected to take its CPU past this times the cheap one's
+# CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
+RACE_SECONDS = 2.0
+# the strong leg gives up before an iteration expected to take its CPU past this times the cheap one's
+RACE_MARGIN = 1.25
 
 
 @dataclass
@@ -55,8 +58,13 @@ class Leg:
     seconds: float
 
     def to_dict(self) -> dict:
-        return {"heuristic": self.heuristic, "bound": self.bound, "expanded": self.expanded,
-                "generated": self.generated, "seconds": round(self.seconds, 6)}
+        return {
+            "heuristic": self.heuristic,
+            "bound": self.bound,
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "seconds": round(self.seconds, 6),
+        }
 
 
 @dataclass
@@ -78,17 +86,27 @@ class Race:
         return sum(leg.generated for i, leg in enumerate(self.legs) if i != self.winner)
 
     def to_dict(self) -> dict:
-        return {"winner": self.legs[self.winner].heuristic, "legs": [leg.to_dict() for leg in self.legs]}
+        return {
+            "winner": self.legs[self.winner].heuristic,
+            "legs": [leg.to_dict() for leg in self.legs],
+        }
 
     def summary(self) -> str:
         """One line: each leg's last finished bound and seconds."""
-        return "; ".join(f"{leg.heuristic}: bound {leg.bound} in {leg.seconds:.2f} s of CPU" for leg in self.legs)
+        return "; ".join(
+            f"{leg.heuristic}: bound {leg.bound} in {leg.seconds:.2f} s of CPU" for leg in self.legs
+        )
 
 
 def _leg(name: str, state: SearchState, cpu: float) -> Leg:
     bound = state.iterations[-1].bound if state.iterations else state.bound - 2
-    return Leg(name, bound, state.total_expanded + state.unfinished_expanded,
-               state.total_generated + state.unfinished_generated, cpu)
+    return Leg(
+        name,
+        bound,
+        state.total_expanded + state.unfinished_expanded,
+        state.total_generated + state.unfinished_generated,
+        cpu,
+    )
 
 
 def _next_cpu(state: SearchState, cpu: float) -> float:
@@ -99,19 +117,29 @@ def _next_cpu(state: SearchState, cpu: float) -> float:
     return cpu * max(1.0, growth)
 
 
-def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
-         seconds: float = RACE_SECONDS, deadline: float | None = None) -> Race:
+def race(
+    cheap: Driver,
+    strong: Driver,
+    names: tuple[str, str],
+    stop: StopFlag,
+    seconds: float = RACE_SECONDS,
+    deadline: float | None = None,
+) -> Race:
     """Race two drivers of one board (see the module docstring); deadline: the search's own
     time limit (time.monotonic()), which ends the race like any stop."""
     c0 = cheap.cpu
     state = cheap.start()
     if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
-        return Race(0, state, Outcome("found", [cheap.problem.blank], state), [_leg(names[0], state, 0.0)])
+        return Race(
+            0, state, Outcome("found", [cheap.problem.blank], state), [_leg(names[0], state, 0.0)]
+        )
     while True:
         c = cheap.cpu
         status, path = cheap.step(state)
         if status != "exhausted":
-            return Race(0, state, Outcome(status, path, state), [_leg(names[0], state, cheap.cpu - c0)])
+            return Race(
+                0, state, Outcome(status, path, state), [_leg(names[0], state, cheap.cpu - c0)]
+            )
         if _next_cpu(state, cheap.cpu - c) >= seconds:
             break
     first = _leg(names[0], state, cheap.cpu - c0)
@@ -127,13 +155,21 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
         other = strong.start()
         last = None  # CPU seconds of the strong leg's last step, where that step searched one iteration
         while not other.iterations or other.iterations[-1].bound < first.bound:
-            if last is not None and strong.cpu - c1 + _next_cpu(other, last) > RACE_MARGIN * first.seconds:
+            if (
+                last is not None
+                and strong.cpu - c1 + _next_cpu(other, last) > RACE_MARGIN * first.seconds
+            ):
                 break  # it is expected to lose: the cheap one goes on
             c, done = strong.cpu, len(other.iterations)
             status, path = strong.step(other)
             last = strong.cpu - c if done >= 1 and len(other.iterations) == done + 1 else None
             if status == "found":
-                return Race(1, other, Outcome(status, path, other), [first, _leg(names[1], other, strong.cpu - c1)])
+                return Race(
+                    1,
+                    other,
+                    Outcome(status, path, other),
+                    [first, _leg(names[1], other, strong.cpu - c1)],
+                )
             if status != "exhausted":
                 break
     finally:
@@ -142,10 +178,16 @@ def race(cheap: Driver, strong: Driver, names: tuple[str, str], stop: StopFlag,
     # The race's own limits (CPU, or the leg's wall clock before the search's deadline) are
     # cleared whoever wins: the strong leg may finish the deciding bound just as its limit
     # passes (its tables read from a cold disk: wall far above CPU), and the winner must go on.
-    own = stop.reason in (None, "race") or (stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline))
+    own = stop.reason in (None, "race") or (
+        stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)
+    )
     if own:
         stop.clear()
-    if other.iterations and other.iterations[-1].bound >= first.bound and second.seconds <= first.seconds:
+    if (
+        other.iterations
+        and other.iterations[-1].bound >= first.bound
+        and second.seconds <= first.seconds
+    ):
         return Race(1, other, None, [first, second])
     if own:
         return Race(0, state, None, [first, second])

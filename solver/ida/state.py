@@ -2,13 +2,15 @@
 read, the finished iterations and subtrees (SearchState, which a checkpoint saves), the
 result rows of subtree chunks, and the two interfaces around the driver: where subtrees run
 (Backend) and who is told of progress (Listener)."""
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -75,8 +77,13 @@ class Iteration:
     next_f: int = int(NO_BOUND)  # smallest f over the bound (the next bound, before parity)
 
     def to_dict(self) -> dict:
-        return {"bound": self.bound, "expanded": self.expanded, "generated": self.generated,
-                "seconds": round(self.seconds, 6), "subtrees": self.subtrees}
+        return {
+            "bound": self.bound,
+            "expanded": self.expanded,
+            "generated": self.generated,
+            "seconds": round(self.seconds, 6),
+            "subtrees": self.subtrees,
+        }
 
 
 @dataclass
@@ -107,20 +114,31 @@ class SearchState:
     seconds: float = 0.0  # spent on the current iteration before this run
     unfinished_expanded: int = 0  # in subtrees stopped half-way (this run only; never saved)
     unfinished_generated: int = 0
-    sizes: np.ndarray | None = None  # nodes each finished subtree of the current split iteration expanded
-    last_sizes: np.ndarray | None = None  # sizes of the last complete split iteration (subtree_order)
+    sizes: np.ndarray | None = (
+        None  # nodes each finished subtree of the current split iteration expanded
+    )
+    last_sizes: np.ndarray | None = (
+        None  # sizes of the last complete split iteration (subtree_order)
+    )
     prior_sizes: np.ndarray | None = None  # and of the complete split iteration before it
-    partial: dict[int, Partial] = field(default_factory=dict)  # unfinished subtrees' done pieces, by subtree
+    # unfinished subtrees' done pieces, by subtree
+    partial: dict[int, Partial] = field(default_factory=dict)
 
     @property
     def total_expanded(self) -> int:
-        return self.expanded + sum(p.expanded for p in self.partial.values()) + \
-            sum(it.expanded for it in self.iterations)
+        return (
+            self.expanded
+            + sum(p.expanded for p in self.partial.values())
+            + sum(it.expanded for it in self.iterations)
+        )
 
     @property
     def total_generated(self) -> int:
-        return self.generated + sum(p.generated for p in self.partial.values()) + \
-            sum(it.generated for it in self.iterations)
+        return (
+            self.generated
+            + sum(p.generated for p in self.partial.values())
+            + sum(it.generated for it in self.iterations)
+        )
 
 
 @dataclass
@@ -169,10 +187,14 @@ class Problem:
         return int(np.flatnonzero(self.tiles == 0)[0])
 
     def frontier(self) -> tuple[np.ndarray, np.ndarray]:
-        return kernels().frontier(self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET)
+        return kernels().frontier(
+            self.machine.transitions, self.nbrs, self.start_state, self.blank, FRONTIER_TARGET
+        )
 
 
-Record = Callable[[np.ndarray, np.ndarray, str, float, float], None]  # (indices, rows, worker, start, end)
+Record = Callable[
+    [np.ndarray, np.ndarray, str, float, float], None
+]  # (indices, rows, worker, start, end)
 
 
 class Rows:
@@ -185,8 +207,16 @@ class Rows:
         self.record = record
         self.cpu = 0.0  # CPU seconds the chunks put so far took
 
-    def put(self, indices: np.ndarray, rows: np.ndarray, solution: np.ndarray, worker: str = "",
-            start: float = 0.0, end: float = 0.0, cpu: float | None = None) -> None:
+    def put(
+        self,
+        indices: np.ndarray,
+        rows: np.ndarray,
+        solution: np.ndarray,
+        worker: str = "",
+        start: float = 0.0,
+        end: float = 0.0,
+        cpu: float | None = None,
+    ) -> None:
         """A chunk's rows; worker, start and end (time.monotonic()) say who searched it when;
         cpu: the CPU seconds its kernel took on its thread (None: end - start, a kernel on a
         core of its own, as a Dask worker runs it)."""
@@ -210,7 +240,17 @@ class Backend(Protocol):
 
     jobs: int
 
-    def start(self, problem: Problem, paths: np.ndarray, first: np.ndarray, indices: np.ndarray,
-              bound: int, budget: int, stop: StopFlag, rows: Rows, weights: np.ndarray | None = None) -> None: ...
+    def start(
+        self,
+        problem: Problem,
+        paths: np.ndarray,
+        first: np.ndarray,
+        indices: np.ndarray,
+        bound: int,
+        budget: int,
+        stop: StopFlag,
+        rows: Rows,
+        weights: np.ndarray | None = None,
+    ) -> None: ...
     def wait(self, timeout: float) -> bool: ...
     def close(self) -> None: ...

@@ -24,6 +24,7 @@ of an iteration (longest first).
 The first split iteration has no sizes yet and keeps the depth-first order; the second
 has one iteration's sizes and searches biggest first.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,8 +32,12 @@ import numpy as np
 GROWTH_POWER = 3
 
 
-def search_order(todo: np.ndarray, sizes: np.ndarray | None, before: np.ndarray | None = None,
-                 power: float = GROWTH_POWER) -> np.ndarray:
+def search_order(
+    todo: np.ndarray,
+    sizes: np.ndarray | None,
+    before: np.ndarray | None = None,
+    power: float = GROWTH_POWER,
+) -> np.ndarray:
     """The subtrees todo (frontier indices, in frontier order) in the order to search them:
     by sizes (nodes each expanded in the last complete split iteration) times their growth
     from before (the split iteration before that) to the power `power` (other powers were

@@ -1,6 +1,7 @@
 """Subtrees on this process's threads: each pulls chunks of a split iteration's subtrees
 from a shared work queue (work_queue), sized by their expected work, and searches them in a
 compiled kernel that releases the GIL, so every thread shares one copy of the tables."""
+
 from __future__ import annotations
 
 import os
@@ -11,11 +12,13 @@ import numpy as np
 
 from ..search.aot import kernels
 from ..search.moves import LIMIT, MAX_DEPTH, METER, NO_BOUND
-from .state import Problem, StopFlag
 from ..search.subtrees import EXPANDED
+from .state import Problem, StopFlag
 from .work_queue import Rate, WorkQueue, chunk_floor
 
-CHUNK_SECONDS = 0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
+CHUNK_SECONDS = (
+    0.05  # a thread's chunk may always hold this much search (work_queue.chunk_floor) ...
+)
 CHUNKS_PER_WORKER = 16  # ... but at most 1/(16 jobs) of the iteration
 
 
@@ -24,14 +27,34 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def run_chunk(problem: Problem, paths: np.ndarray, first: np.ndarray, chunk: np.ndarray, bound: int,
-              budget: int, stop_flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def run_chunk(
+    problem: Problem,
+    paths: np.ndarray,
+    first: np.ndarray,
+    chunk: np.ndarray,
+    bound: int,
+    budget: int,
+    stop_flag: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """One kernel call over a chunk: (result rows written, solution path buffer)."""
     results = np.zeros((chunk.size, 5), dtype=np.int64)
     solution = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    k = kernels().search_subtrees(problem.tiles, problem.goal, problem.H, problem.nbrs, problem.machine.transitions,
-                                  problem.start_state, paths, first, chunk, bound, budget, stop_flag, results,
-                                  solution)
+    k = kernels().search_subtrees(
+        problem.tiles,
+        problem.goal,
+        problem.H,
+        problem.nbrs,
+        problem.machine.transitions,
+        problem.start_state,
+        paths,
+        first,
+        chunk,
+        bound,
+        budget,
+        stop_flag,
+        results,
+        solution,
+    )
     return results[:k], solution
 
 
@@ -47,7 +70,9 @@ class ThreadBackend:
         self.stop: StopFlag | None = None  # the running iteration's, its node meter armed
         self.rate = Rate()  # one thread's nodes a second, over every chunk this backend searched
 
-    def start(self, problem, paths, first, indices, bound, budget, stop, rows, weights=None) -> None:
+    def start(
+        self, problem, paths, first, indices, bound, budget, stop, rows, weights=None
+    ) -> None:
         floor = chunk_floor(weights, self.jobs, CHUNK_SECONDS, self.rate.value, CHUNKS_PER_WORKER)
         queue = WorkQueue(indices, weights, self.jobs, floor=floor)
         lock = threading.Lock()
@@ -59,7 +84,7 @@ class ThreadBackend:
         def work() -> None:
             try:
                 pull()
-            except BaseException as e:  # surfaced by wait(); the others stop
+            except BaseException as e:  # noqa: BLE001 - surfaced by wait(); the others stop
                 self.error = e
                 stop.flag[0] = 1
 
@@ -72,8 +97,14 @@ class ThreadBackend:
                     left = budget - spent[0] if budget > 0 else 0
                 if budget > 0 and (left <= 0 or stop.flag[METER] >= budget):
                     now = time.monotonic()
-                    rows.put(chunk[:1], np.array([[LIMIT, 0, 0, NO_BOUND, -1]]), np.zeros(1, np.int64),
-                             threading.current_thread().name, now, now)
+                    rows.put(
+                        chunk[:1],
+                        np.array([[LIMIT, 0, 0, NO_BOUND, -1]]),
+                        np.zeros(1, np.int64),
+                        threading.current_thread().name,
+                        now,
+                        now,
+                    )
                     return
                 started, cpu = time.monotonic(), time.thread_time()
                 res, sol = run_chunk(problem, paths, first, chunk, bound, left, stop.flag)
@@ -82,10 +113,20 @@ class ThreadBackend:
                 with lock:
                     spent[0] += expanded
                     self.rate.add(expanded, ended - started)
-                rows.put(chunk[: len(res)], res, sol, threading.current_thread().name, started, ended, cpu)
+                rows.put(
+                    chunk[: len(res)],
+                    res,
+                    sol,
+                    threading.current_thread().name,
+                    started,
+                    ended,
+                    cpu,
+                )
 
-        self.threads = [threading.Thread(target=work, daemon=True, name=f"ida-{i}")
-                        for i in range(min(self.jobs, len(indices)))]
+        self.threads = [
+            threading.Thread(target=work, daemon=True, name=f"ida-{i}")
+            for i in range(min(self.jobs, len(indices)))
+        ]
         for t in self.threads:
             t.start()
 

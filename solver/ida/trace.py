@@ -20,20 +20,22 @@ replays a trace for any number of workers.
 A trace that cannot be written (disk full) is reported once and dropped; it
 never ends the search.
 """
+
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from patterndb import BoardError
 
-from .state import Iteration, SearchState
 from ..search.subtrees import EXPANDED, GENERATED, GOAL_DEPTH, STATUS
+from .state import Iteration, SearchState
 
 VERSION = 1
 
@@ -41,7 +43,9 @@ VERSION = 1
 class Trace:
     """One trace file; a Listener of search.parallel plus the per-chunk record of Driver(record=...)."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any], warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, path: str | Path, header: dict[str, Any], warn: Callable[[str], None] | None = None
+    ) -> None:
         self.path = Path(path)
         self.warn = warn or (lambda _: None)
         self.lock = threading.Lock()
@@ -62,18 +66,32 @@ class Trace:
                 if flush:
                     self.file.flush()
             except OSError as e:
-                self.warn(f"warning: cannot write trace {self.path} ({e.strerror or e}); tracing stops, the search "
-                          "goes on")
+                self.warn(
+                    f"warning: cannot write trace {self.path} ({e.strerror or e}); tracing stops, the search "
+                    "goes on"
+                )
                 self.file = None
 
     def _now(self, t: float | None = None) -> float:
         return round((time.monotonic() if t is None else t) - self.t0, 6)
 
-    def chunk(self, indices: np.ndarray, rows: np.ndarray, worker: str, start: float, end: float) -> None:
+    def chunk(
+        self, indices: np.ndarray, rows: np.ndarray, worker: str, start: float, end: float
+    ) -> None:
         """One kernel call's result rows (called from any worker thread)."""
-        self._write({"chunk": indices.tolist(), "bound": self.bound, "worker": worker, "start": self._now(start),
-                     "end": self._now(end), "status": rows[:, STATUS].tolist(), "expanded": rows[:, EXPANDED].tolist(),
-                     "generated": rows[:, GENERATED].tolist(), "goal_depth": rows[:, GOAL_DEPTH].tolist()})
+        self._write(
+            {
+                "chunk": indices.tolist(),
+                "bound": self.bound,
+                "worker": worker,
+                "start": self._now(start),
+                "end": self._now(end),
+                "status": rows[:, STATUS].tolist(),
+                "expanded": rows[:, EXPANDED].tolist(),
+                "generated": rows[:, GENERATED].tolist(),
+                "goal_depth": rows[:, GOAL_DEPTH].tolist(),
+            }
+        )
 
     def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
         self.bound = bound
@@ -83,9 +101,18 @@ class Trace:
         pass
 
     def iteration_finished(self, state: SearchState, it: Iteration) -> None:
-        self._write({"iteration": it.bound, "expanded": it.expanded, "generated": it.generated,
-                     "seconds": round(it.seconds, 6), "subtrees": it.subtrees, "next_f": it.next_f,
-                     "t": self._now()}, flush=True)
+        self._write(
+            {
+                "iteration": it.bound,
+                "expanded": it.expanded,
+                "generated": it.generated,
+                "seconds": round(it.seconds, 6),
+                "subtrees": it.subtrees,
+                "next_f": it.next_f,
+                "t": self._now(),
+            },
+            flush=True,
+        )
 
     def close(self, outcome: dict[str, Any] | None = None) -> None:
         if outcome is not None:

@@ -27,12 +27,15 @@ work of a few hundredths of a second for threads and of a second for a Dask
 task (at the rate the backend measured), but never more than 1/(per_worker
 jobs) of the iteration, so the last chunks still spread over every worker.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 MAX_CHUNK = 16  # subtrees per chunk at most where their sizes are unknown
-WORK_SHARE = 64  # a chunk holds at most 1 / (WORK_SHARE * jobs) of the expected work left (or floor)
+WORK_SHARE = (
+    64  # a chunk holds at most 1 / (WORK_SHARE * jobs) of the expected work left (or floor)
+)
 
 
 def chunk_size(remaining: int, jobs: int) -> int:
@@ -40,7 +43,9 @@ def chunk_size(remaining: int, jobs: int) -> int:
     return max(1, min(MAX_CHUNK, remaining // (4 * jobs)))
 
 
-def chunk_floor(weights: np.ndarray | None, jobs: int, seconds: float, rate: float, per_worker: int) -> float:
+def chunk_floor(
+    weights: np.ndarray | None, jobs: int, seconds: float, rate: float, per_worker: int
+) -> float:
     """Expected nodes a chunk may always hold: `seconds` of a worker's search at `rate` nodes a
     second, but at most 1/(per_worker jobs) of the whole queue's expected nodes (`weights`)."""
     if weights is None:
@@ -51,7 +56,9 @@ def chunk_floor(weights: np.ndarray | None, jobs: int, seconds: float, rate: flo
 class WorkQueue:
     """The queue of one split iteration (not thread-safe: callers hold a lock around take)."""
 
-    def __init__(self, indices: np.ndarray, weights: np.ndarray | None, jobs: int, floor: float = 0.0) -> None:
+    def __init__(
+        self, indices: np.ndarray, weights: np.ndarray | None, jobs: int, floor: float = 0.0
+    ) -> None:
         """indices: frontier subtrees in search order; weights: their expected work (nodes), or
         None where unknown; floor: expected work a chunk may always hold (chunk_floor)."""
         self.indices = np.asarray(indices, dtype=np.int64)
@@ -73,8 +80,10 @@ class WorkQueue:
         else:
             before = self.cum[start - 1] if start else 0.0
             limit = max((self.cum[-1] - before) / (WORK_SHARE * self.jobs), self.floor)
-            end = int(np.searchsorted(self.cum, before + limit, side="right"))  # while the work fits
-            end = min(max(end, start + 1), start + max(1, n // self.jobs))  # (guided by count too: weights may lie)
+            # while the work fits
+            end = int(np.searchsorted(self.cum, before + limit, side="right"))
+            # (guided by count too: weights may lie)
+            end = min(max(end, start + 1), start + max(1, n // self.jobs))
         self.head = end
         return self.indices[start:end]
 

@@ -1,6 +1,7 @@
 """The search kernels: each algorithm in its own module, all returning blank-cell paths, with the
 heuristics' lookups they inline (heuristic, rank_steps) and the registry that serves them
 compiled ahead of time or through numba's JIT (aot)."""
+
 from .best_first import best_first_kernel
 from .table_walk import table_walk
 

@@ -29,6 +29,7 @@ This module is the kernel registry: it imports only the kernels themselves
 (for the JIT fallback), never the driver or the heuristics above them, so
 every layer can ask it for kernels without an import cycle.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,16 +42,26 @@ import platform
 import sys
 import threading
 import zlib
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from patterndb.jit import hash_sources
 
-EXPORTS = ("search_subtrees", "search_root", "root_bound", "frontier", "h_full", "scratch_size", "next_bound", "rank")
+EXPORTS = (
+    "search_subtrees",
+    "search_root",
+    "root_bound",
+    "frontier",
+    "h_full",
+    "scratch_size",
+    "next_bound",
+    "rank",
+)
 _PACKAGES = ("patterndb", "solver")
 PREFIX = "_kernels_"
 
@@ -92,7 +103,9 @@ def directories() -> list[Path]:
         return [] if env.lower() in ("off", "0", "no") else [Path(env)]
     dirs = [Path(__file__).parent / "__pycache__"]
     try:
-        dirs.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb" / "aot")
+        dirs.append(
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "patterndb" / "aot"
+        )
     except RuntimeError:  # no home directory
         pass
     return dirs
@@ -166,9 +179,16 @@ def jit_kernels() -> SimpleNamespace:
     from .moves import next_bound
     from .subtrees import frontier, root_bound, search_root, search_subtrees
 
-    return SimpleNamespace(search_subtrees=search_subtrees, search_root=search_root, root_bound=root_bound,
-                           frontier=frontier, h_full=h_full, scratch_size=scratch_size, next_bound=next_bound,
-                           rank=rank)
+    return SimpleNamespace(
+        search_subtrees=search_subtrees,
+        search_root=search_root,
+        root_bound=root_bound,
+        frontier=frontier,
+        h_full=h_full,
+        scratch_size=scratch_size,
+        next_bound=next_bound,
+        rank=rank,
+    )
 
 
 _lock = threading.Lock()
@@ -233,8 +253,9 @@ def open_extension(so: Path, jit: SimpleNamespace | None = None) -> SimpleNamesp
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     jit = jit or jit_kernels()
-    return SimpleNamespace(**{n: _Checked(getattr(module, n), getattr(jit, n), info["signatures"][n])
-                              for n in EXPORTS})
+    return SimpleNamespace(
+        **{n: _Checked(getattr(module, n), getattr(jit, n), info["signatures"][n]) for n in EXPORTS}
+    )
 
 
 @contextmanager

@@ -18,6 +18,7 @@ elsewhere are claimed of it.
 `below`: only states with depth + h < below are kept (h admissible: no other can lead to a
 solution shorter than below), so a search for a better solution than one of length L passes
 below=L."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,7 +26,28 @@ import numpy as np
 from patterndb.bits import prefetch
 from patterndb.jit import njit
 
-from .heuristic import CELLMAP, EXACT, GROUP_K, GROUP_OF, INST_GROUP, KIND, PART_OF, PDB_MAX, REFLECT, TILE_INST, conflicts_change, entry_value, h_full, has_zero_aware, is_incremental, linear_conflict, lookup_arrays, mapped_entry, scratch_size, step_entry
+from .heuristic import (
+    CELLMAP,
+    EXACT,
+    GROUP_K,
+    GROUP_OF,
+    INST_GROUP,
+    KIND,
+    PART_OF,
+    PDB_MAX,
+    REFLECT,
+    TILE_INST,
+    conflicts_change,
+    entry_value,
+    h_full,
+    has_zero_aware,
+    is_incremental,
+    linear_conflict,
+    lookup_arrays,
+    mapped_entry,
+    scratch_size,
+    step_entry,
+)
 
 FOUND, EXHAUSTED, STOPPED = 0, 1, 3
 FULL, PARTITION, CATALOGUE = range(3)  # how a child's h is found (_mode)
@@ -51,14 +73,56 @@ def _fingerprint(board):
 
 
 @njit(cache=True, inline="always")
-def _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, group_of, t, reflected,
-           zero):
+def _entry(
+    pos,
+    md,
+    group_tiles,
+    group_k,
+    offsets,
+    refl_tile,
+    refl_cell,
+    packed,
+    zinfo,
+    cols,
+    group_of,
+    t,
+    reflected,
+    zero,
+):
     """step_entry with its zero-aware choice a constant in each branch."""
     if zero:
-        return step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, group_of,
-                          t, reflected, True)
-    return step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, group_of, t,
-                      reflected, False)
+        return step_entry(
+            pos,
+            md,
+            group_tiles,
+            group_k,
+            offsets,
+            refl_tile,
+            refl_cell,
+            packed,
+            zinfo,
+            cols,
+            group_of,
+            t,
+            reflected,
+            True,
+        )
+    return step_entry(
+        pos,
+        md,
+        group_tiles,
+        group_k,
+        offsets,
+        refl_tile,
+        refl_cell,
+        packed,
+        zinfo,
+        cols,
+        group_of,
+        t,
+        reflected,
+        False,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -178,7 +242,9 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
     G = H[GROUP_K].size
     tile_inst, inst_group = H[TILE_INST], H[INST_GROUP]
     P = tile_inst.shape[1]
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = (
+        lookup_arrays(H)
+    )
     group_of = H[GROUP_OF]
     # A block's children's entries, located before any is read (BLOCK). PARTITION: per parent
     # of the block and direction, the regular and the mirrored entry's (index, m, r).
@@ -238,15 +304,47 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                         pos[t] = b
                         pos[0] = c
                         if mode == PARTITION:
-                            g, index, mg, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell,
-                                                     packed, zinfo, cols, group_of, t, False, zero)
+                            g, index, mg, r = _entry(
+                                pos,
+                                md,
+                                group_tiles,
+                                group_k,
+                                offsets,
+                                refl_tile,
+                                refl_cell,
+                                packed,
+                                zinfo,
+                                cols,
+                                group_of,
+                                t,
+                                False,
+                                zero,
+                            )
                             ahead[j, d, 0, 0], ahead[j, d, 0, 1], ahead[j, d, 0, 2] = index, mg, r
                             if g >= 0:
                                 _ask(table, zinfo, g, index, r, zero)
                             if refl:
-                                g, index, mg, r = _entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell,
-                                                         packed, zinfo, cols, group_of, t, True, zero)
-                                ahead[j, d, 1, 0], ahead[j, d, 1, 1], ahead[j, d, 1, 2] = index, mg, r
+                                g, index, mg, r = _entry(
+                                    pos,
+                                    md,
+                                    group_tiles,
+                                    group_k,
+                                    offsets,
+                                    refl_tile,
+                                    refl_cell,
+                                    packed,
+                                    zinfo,
+                                    cols,
+                                    group_of,
+                                    t,
+                                    True,
+                                    zero,
+                                )
+                                ahead[j, d, 1, 0], ahead[j, d, 1, 1], ahead[j, d, 1, 2] = (
+                                    index,
+                                    mg,
+                                    r,
+                                )
                                 if g >= 0:
                                     _ask(table, zinfo, g, index, r, zero)
                         else:  # (each group of t's read once a child, however many partitions hold it)
@@ -257,8 +355,17 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                                 if i >= 0 and seen_group[inst_group[i]] != stamp:
                                     g = inst_group[i]
                                     seen_group[g] = stamp
-                                    index, mg, r = mapped_entry(pos, md, group_tiles, group_k, offsets, H[CELLMAP], packed,
-                                                                g, True)
+                                    index, mg, r = mapped_entry(
+                                        pos,
+                                        md,
+                                        group_tiles,
+                                        group_k,
+                                        offsets,
+                                        H[CELLMAP],
+                                        packed,
+                                        g,
+                                        True,
+                                    )
                                     cat_ahead[j, d, u, 0], cat_ahead[j, d, u, 1] = g, index
                                     cat_ahead[j, d, u, 2], cat_ahead[j, d, u, 3] = mg, r
                                     _ask(table, zinfo, g, index, r, True)
@@ -277,13 +384,24 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                 pos[t] = b
                 pos[0] = c
                 generated += 1
-                if mode == PARTITION:  # (the pairs and sums go to row m, the next candidate's, kept or not)
+                # (the pairs and sums go to row m, the next candidate's, kept or not)
+                if mode == PARTITION:
                     j = k % BLOCK
                     g = group_of[t]
                     v = 0
                     if g >= 0:
-                        v = _value(table, packed, zinfo, cols, n, g, ahead[j, d, 0, 0], ahead[j, d, 0, 1],
-                                   ahead[j, d, 0, 2], zero)
+                        v = _value(
+                            table,
+                            packed,
+                            zinfo,
+                            cols,
+                            n,
+                            g,
+                            ahead[j, d, 0, 0],
+                            ahead[j, d, 0, 1],
+                            ahead[j, d, 0, 2],
+                            zero,
+                        )
                     hr = cur_sums[k, 0] + (v - cur_vals[k, g] if g >= 0 else 0)
                     cand_pairs[m, 0, 0], cand_pairs[m, 0, 1] = g, v
                     hf = 0
@@ -291,8 +409,18 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     if refl:
                         gm = group_of[refl_tile[t]]
                         if gm >= 0:
-                            vm = _value(table, packed, zinfo, cols, n, gm, ahead[j, d, 1, 0], ahead[j, d, 1, 1],
-                                        ahead[j, d, 1, 2], zero)
+                            vm = _value(
+                                table,
+                                packed,
+                                zinfo,
+                                cols,
+                                n,
+                                gm,
+                                ahead[j, d, 1, 0],
+                                ahead[j, d, 1, 1],
+                                ahead[j, d, 1, 2],
+                                zero,
+                            )
                             hf = cur_sums[k, 1] + vm - cur_vals[k, G + gm]
                             cand_pairs[m, 1, 0], cand_pairs[m, 1, 1] = G + gm, vm
                         else:
@@ -303,8 +431,18 @@ def beam_kernel(board0, goal, H, nbrs, width, below, stop):
                     j = k % BLOCK
                     for u in range(cat_count[j, d]):
                         g = cat_ahead[j, d, u, 0]
-                        group_val[g] = entry_value(table, packed, zinfo, cols, n, g, cat_ahead[j, d, u, 1],
-                                                   cat_ahead[j, d, u, 2], cat_ahead[j, d, u, 3], True)
+                        group_val[g] = entry_value(
+                            table,
+                            packed,
+                            zinfo,
+                            cols,
+                            n,
+                            g,
+                            cat_ahead[j, d, u, 1],
+                            cat_ahead[j, d, u, 2],
+                            cat_ahead[j, d, u, 3],
+                            True,
+                        )
                     h = 0
                     for q in range(P):
                         i = tile_inst[t, q]

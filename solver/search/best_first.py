@@ -6,11 +6,13 @@ Ties go to the larger g. Nodes are stored in growable arrays; a typed dict
 maps a packed board to its node. A node whose g improves is reopened, so A*
 stays optimal with admissible but inconsistent heuristics.
 """
+
 from __future__ import annotations
 
 import heapq
 
 import numpy as np
+
 from patterndb.jit import defer, njit, types
 
 from .heuristic import h_full, scratch_size

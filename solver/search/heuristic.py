@@ -32,21 +32,41 @@ offsets absolute in table: a flagged code's region bits say which blank
 regions need 2 more moves (the blank's found by a flood fill).
 Unused fields hold one-element dummies.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from patterndb.jit import njit
 
 from patterndb.bits import popcount
-from patterndb.puzzle.ranking import rank
 from patterndb.build.zeroaware import code_value, cover_key, region_inputs, region_raise, where
+from patterndb.jit import njit
+from patterndb.puzzle.ranking import rank
 
 BLIND, MISPLACED, MANHATTAN, LINEAR_CONFLICT, EXACT, PDB, PDB_MAX = range(7)
 
 # The fields of H, by position (numba reads a tuple's fields by constant index: these are
 # compile-time constants to it).
-(KIND, GOALPOS, MD, COLS, TABLE, GROUP_OF, GROUP_TILES, GROUP_K, OFFSETS, REFL_TILE, REFL_CELL,
- REFLECT, ROWCOL, PACKED, TILE_INST, INST_GROUP, PART_OF, ZINFO, CELLMAP) = range(19)
+(
+    KIND,
+    GOALPOS,
+    MD,
+    COLS,
+    TABLE,
+    GROUP_OF,
+    GROUP_TILES,
+    GROUP_K,
+    OFFSETS,
+    REFL_TILE,
+    REFL_CELL,
+    REFLECT,
+    ROWCOL,
+    PACKED,
+    TILE_INST,
+    INST_GROUP,
+    PART_OF,
+    ZINFO,
+    CELLMAP,
+) = range(19)
 
 
 @njit(cache=True, inline="always")
@@ -68,7 +88,18 @@ def lookup_arrays(H):
     before their loop and pass them on; taken from H inside the loop, every lookup makes
     new references that numba must prune, and where it could not (a zero-aware branch was
     enough) each node cost 6-10 times more."""
-    return H[MD], H[GROUP_TILES], H[GROUP_K], H[OFFSETS], H[REFL_TILE], H[REFL_CELL], H[TABLE], H[PACKED], H[ZINFO], H[COLS]
+    return (
+        H[MD],
+        H[GROUP_TILES],
+        H[GROUP_K],
+        H[OFFSETS],
+        H[REFL_TILE],
+        H[REFL_CELL],
+        H[TABLE],
+        H[PACKED],
+        H[ZINFO],
+        H[COLS],
+    )
 
 
 @njit(cache=True, inline="always")
@@ -109,8 +140,21 @@ def key_entry(offsets, packed, g, key, blank, zero):
 
 
 @njit(cache=True, inline="always")
-def group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g, reflected,
-                zero):
+def group_entry(
+    pos,
+    md,
+    group_tiles,
+    group_k,
+    offsets,
+    refl_tile,
+    refl_cell,
+    packed,
+    zinfo,
+    cols,
+    g,
+    reflected,
+    zero,
+):
     """Where group g's entry for the state (or its diagonal mirror) is: (byte index into
     the table, the group's Manhattan distance, r as key_entry); entry_value reads it. The
     arrays: lookup_arrays(H), unpacked by the caller before its loop. zero: whether
@@ -133,7 +177,9 @@ def mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, zer
         q = pos[group_tiles[g, i]]
         r, used = rank_digit(r, used, cellmap[g, q], pos.size, i)
         m += md[group_tiles[g, i], q]
-    index, r = key_entry(offsets, packed, g, cover_key(r, used) if zero else r, cellmap[g, pos[0]], zero)
+    index, r = key_entry(
+        offsets, packed, g, cover_key(r, used) if zero else r, cellmap[g, pos[0]], zero
+    )
     return index, m, r
 
 
@@ -162,11 +208,38 @@ def entry_low(table, packed, zinfo, g, index, m, r, zero):
 
 
 @njit(cache=True, inline="always")
-def group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols, g,
-                reflected, zero):
+def group_value(
+    pos,
+    md,
+    group_tiles,
+    group_k,
+    offsets,
+    refl_tile,
+    refl_cell,
+    table,
+    packed,
+    zinfo,
+    cols,
+    g,
+    reflected,
+    zero,
+):
     """Table entry of group g for the state (or its diagonal mirror); as group_entry."""
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                              reflected, zero)
+    index, m, r = group_entry(
+        pos,
+        md,
+        group_tiles,
+        group_k,
+        offsets,
+        refl_tile,
+        refl_cell,
+        packed,
+        zinfo,
+        cols,
+        g,
+        reflected,
+        zero,
+    )
     return entry_value(table, packed, zinfo, cols, pos.size, g, index, m, r, zero)
 
 
@@ -270,25 +343,57 @@ def h_full(board, pos, H, greg, gref):
         return linear_conflict(board, H)
     if kind == EXACT:
         return np.int64(H[TABLE][rank(pos, n, n)])
-    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
+    md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = (
+        lookup_arrays(H)
+    )
     if kind == PDB_MAX:  # greg: per instance (gref unused: a mirror is a partition of its own)
         inst_group, part_of, cellmap = H[INST_GROUP], H[PART_OF], H[CELLMAP]
         sums = np.zeros(H[TILE_INST].shape[1], dtype=np.int64)
         for i in range(inst_group.size):
             g = inst_group[i]
-            index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
+            index, m, r = mapped_entry(
+                pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True
+            )
             greg[i] = entry_value(table, packed, zinfo, cols, n, g, index, m, r, True)
             sums[part_of[i]] += greg[i]
         return sums.max()
     hr = 0
     hf = 0
     for g in range(H[GROUP_K].size):
-        greg[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols,
-                              g, False, True)
+        greg[g] = group_value(
+            pos,
+            md,
+            group_tiles,
+            group_k,
+            offsets,
+            refl_tile,
+            refl_cell,
+            table,
+            packed,
+            zinfo,
+            cols,
+            g,
+            False,
+            True,
+        )
         hr += greg[g]
         if H[REFLECT]:
-            gref[g] = group_value(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo,
-                                  cols, g, True, True)
+            gref[g] = group_value(
+                pos,
+                md,
+                group_tiles,
+                group_k,
+                offsets,
+                refl_tile,
+                refl_cell,
+                table,
+                packed,
+                zinfo,
+                cols,
+                g,
+                True,
+                True,
+            )
             hf += gref[g]
     return max(hr, hf)
 
@@ -304,8 +409,22 @@ def is_incremental(H):
 
 
 @njit(cache=True, inline="always")
-def step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, group_of, t, reflected,
-               zero):
+def step_entry(
+    pos,
+    md,
+    group_tiles,
+    group_k,
+    offsets,
+    refl_tile,
+    refl_cell,
+    packed,
+    zinfo,
+    cols,
+    group_of,
+    t,
+    reflected,
+    zero,
+):
     """Where the value of the group that the move of tile t changed is, pos already moved:
     (that group, and its entry as group_entry gives it: byte index, Manhattan distance, r);
     the group is tile t's, or with reflected the one whose mirrored lookup reads t's cell
@@ -318,8 +437,21 @@ def step_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, pac
     from H, or with a branch for the group -1, a beam's child took 1.25-1.4x the time
     (numba counts references on every array read after a branch)."""
     g = group_of[refl_tile[t]] if reflected else group_of[t]
-    index, m, r = group_entry(pos, md, group_tiles, group_k, offsets, refl_tile, refl_cell, packed, zinfo, cols, g,
-                              reflected, zero)
+    index, m, r = group_entry(
+        pos,
+        md,
+        group_tiles,
+        group_k,
+        offsets,
+        refl_tile,
+        refl_cell,
+        packed,
+        zinfo,
+        cols,
+        g,
+        reflected,
+        zero,
+    )
     return g, index, m, r
 
 

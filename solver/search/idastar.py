@@ -10,13 +10,25 @@ is updated per move (h_move), the move back to the previous cell is never
 generated, and the smallest f over the bound is returned for the next one.
 Pattern databases use idastar_pdb.py instead.
 """
+
 from __future__ import annotations
 
 import numpy as np
+
 from patterndb.jit import njit
 
 from .heuristic import h_full, h_move
-from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, first_look, look_at_limits, settle, slide
+from .moves import (
+    EXHAUSTED,
+    FOUND,
+    GO_ON,
+    MAX_DEPTH,
+    NO_BOUND,
+    first_look,
+    look_at_limits,
+    settle,
+    slide,
+)
 
 
 @njit(cache=True, nogil=True)

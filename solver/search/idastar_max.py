@@ -35,17 +35,37 @@ that helper numba kept a reference count on each of the ten lookup arrays per
 call (perf: 76% of the time in NRT_incref/NRT_decref), and line 40 of
 Korf & Felner's 50 with 6-6-6-6 + its pinwheel took 14.0 s instead of 2.7 s.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from patterndb.jit import njit
 
 from patterndb.bits import prefetch
 from patterndb.build.zeroaware import region_inputs, region_raise
+from patterndb.jit import njit
 
-from .heuristic import CELLMAP, INST_GROUP, PART_OF, TILE_INST, entry_low, h_full, lookup_arrays, mapped_entry
-from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows, first_look, look_at_limits, settle, slide
-
+from .heuristic import (
+    CELLMAP,
+    INST_GROUP,
+    PART_OF,
+    TILE_INST,
+    entry_low,
+    h_full,
+    lookup_arrays,
+    mapped_entry,
+)
+from .moves import (
+    EXHAUSTED,
+    FOUND,
+    GO_ON,
+    MAX_DEPTH,
+    NO_BOUND,
+    ask_rows,
+    first_look,
+    look_at_limits,
+    settle,
+    slide,
+)
 
 AHEAD = 2  # sums read one by one before the rest's entries are asked for together
 
@@ -61,13 +81,14 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     md, group_tiles, group_k, offsets, _, _, table, packed, zinfo, cols = lookup_arrays(H)
     P = tile_inst.shape[1]
     n = pos.size
-    I = inst_group.size
+    NI = inst_group.size
     G = group_k.size
-    ival = np.empty(I, dtype=np.int64)
+    ival = np.empty(NI, dtype=np.int64)
     h_full(board, pos, H, ival, ival)
-    gval = np.empty(G, dtype=np.int64)  # each group's value (its instances in several sums share it)
+    # each group's value (its instances in several sums share it)
+    gval = np.empty(G, dtype=np.int64)
     hr = np.zeros((MAX_DEPTH + 1, P), dtype=np.int64)  # per depth: each partition's sum
-    for i in range(I):
+    for i in range(NI):
         hr[d0, part_of[i]] += ival[i]
         gval[inst_group[i]] = ival[i]
     saved = np.empty((MAX_DEPTH + 1, P), dtype=np.int64)  # the moved tile's groups' old values
@@ -76,7 +97,8 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
     # among those generated), and what it read: (index, r, value without the region's part,
     # flagged, the region's part or -1 while not read).
     seen = np.full(G, -1, dtype=np.int64)
-    got = np.empty((G, 6), dtype=np.int64)  # (and its Manhattan distance, while located and not read)
+    # (and its Manhattan distance, while located and not read)
+    got = np.empty((G, 6), dtype=np.int64)
     located = np.full(G, -1, dtype=np.int64)  # which child located the group's entry last
     states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
     states[d0] = state0
@@ -117,19 +139,23 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
         # next bound: that takes the whole maximum).
         best = 0
         for p in range(P):
-            if p == AHEAD:  # the first sums left the child: it likely needs every one, so ask for them at once
+            # the first sums left the child: it likely needs every one, so ask for them at once
+            if p == AHEAD:
                 for q in range(AHEAD, P):
                     j = tile_inst[t, q]
                     if j >= 0:
                         h = inst_group[j]
                         if located[h] != generated:
                             located[h] = generated
-                            index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, h,
-                                                       True)
+                            index, m, r = mapped_entry(
+                                pos, md, group_tiles, group_k, offsets, cellmap, packed, h, True
+                            )
                             got[h, 0], got[h, 1], got[h, 5] = index, r, m
                             prefetch(table, index)
                             # and what a zero-aware group reads first if the code is flagged
-                            prefetch(table, zinfo[h, 4] + zinfo[h, 5] * ((r & 0xFFFFFFFF) >> zinfo[h, 6]))
+                            prefetch(
+                                table, zinfo[h, 4] + zinfo[h, 5] * ((r & 0xFFFFFFFF) >> zinfo[h, 6])
+                            )
             i = tile_inst[t, p]
             v = hr[depth, p]
             if i >= 0:
@@ -138,14 +164,19 @@ def dfs_max(board_in, pos_in, goal, H, nbrs, fsm, path, state0, d0, bound, budge
                     seen[g] = generated
                     if located[g] != generated:
                         located[g] = generated
-                        index, m, r = mapped_entry(pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True)
+                        index, m, r = mapped_entry(
+                            pos, md, group_tiles, group_k, offsets, cellmap, packed, g, True
+                        )
                         got[g, 0], got[g, 1], got[g, 5] = index, r, m
-                    low, flagged = entry_low(table, packed, zinfo, g, got[g, 0], got[g, 5], got[g, 1], True)
+                    low, flagged = entry_low(
+                        table, packed, zinfo, g, got[g, 0], got[g, 5], got[g, 1], True
+                    )
                     got[g, 2], got[g, 3], got[g, 4] = low, flagged, -1
                 low = got[g, 2]
                 inputs = region_inputs(table, zinfo, g)
                 v += low - gval[g]
-                if got[g, 3] and not bound < depth + 1 + max(best, v) >= nxt:  # else pruned, whatever the region
+                # else pruned, whatever the region
+                if got[g, 3] and not bound < depth + 1 + max(best, v) >= nxt:
                     if got[g, 4] < 0:
                         got[g, 4] = region_raise(inputs, got[g, 0], got[g, 1], cols, n)
                     low += got[g, 4]

@@ -57,22 +57,60 @@ the blank's region (a second read and a flood fill). The child is first
 judged on the lower value; the region is read only if the child might
 survive, or set the next bound, with it: node counts stay the same.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from patterndb.jit import njit
 
 from patterndb.bits import prefetch
 from patterndb.build.zeroaware import region_inputs, region_raise
+from patterndb.jit import njit
 
-from .heuristic import GROUP_K, GROUP_OF, REFLECT, entry_low, group_key, h_full, key_entry, lookup_arrays
+from .heuristic import (
+    GROUP_K,
+    GROUP_OF,
+    REFLECT,
+    entry_low,
+    group_key,
+    h_full,
+    key_entry,
+    lookup_arrays,
+)
+from .moves import (
+    EXHAUSTED,
+    FOUND,
+    GO_ON,
+    MAX_DEPTH,
+    NO_BOUND,
+    ask_rows,
+    first_look,
+    look_at_limits,
+    settle,
+    slide,
+)
 from .rank_steps import KEY_BITS, rank_step, slide_key, tile_weights
-from .moves import FOUND, EXHAUSTED, GO_ON, MAX_DEPTH, NO_BOUND, ask_rows, first_look, look_at_limits, settle, slide
 
 
 @njit(cache=True, inline="always")
-def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, refl_cell, keys, mds, t, c, b, at,
-                 reflected, zero):
+def _child_entry(
+    board,
+    md,
+    offsets,
+    packed,
+    group_of,
+    slot,
+    weight,
+    refl_tile,
+    refl_cell,
+    keys,
+    mds,
+    t,
+    c,
+    b,
+    at,
+    reflected,
+    zero,
+):
     """(group, byte index, Manhattan distance, r) of the entry of tile t's group after t slid
     from cell c into the blank at b: from the group's key and distance (keys[at + g], mds[at +
     g]: regular groups first, then the mirrored ones) and a rank step (rank_steps), not a
@@ -81,8 +119,13 @@ def _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile, 
     # No branch: array reads in a branch here made numba count references on every array
     # for every child (3x slower).
     g = group_of[t]
-    key = slide_key(keys[at + g], rank_step(board, group_of, slot, weight, refl_tile, refl_cell, t, c, b, reflected), c,
-                    b, zero)
+    key = slide_key(
+        keys[at + g],
+        rank_step(board, group_of, slot, weight, refl_tile, refl_cell, t, c, b, reflected),
+        c,
+        b,
+        zero,
+    )
     index, r = key_entry(offsets, packed, g, key, c, zero)
     return g, index, mds[at + g] + md[t, b] - md[t, c], r
 
@@ -126,7 +169,9 @@ def _kernel(look_ahead: bool, zero: bool):
         cells[: d0 + 1] = path[: d0 + 1]
         group_of, reflect = H[GROUP_OF], H[REFLECT]
         # Taken out of H once: see kernels.lookup_arrays.
-        md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = lookup_arrays(H)
+        md, group_tiles, group_k, offsets, refl_tile, refl_cell, table, packed, zinfo, cols = (
+            lookup_arrays(H)
+        )
         G = H[GROUP_K].size
         n = pos.size
         gval = np.empty(G, dtype=np.int64)
@@ -140,11 +185,17 @@ def _kernel(look_ahead: bool, zero: bool):
         mds = np.zeros(2 * G, dtype=np.int64)
         tile_weights(group_tiles, group_k, n, slot, weight)
         for g in range(G):
-            keys[g], mds[g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero)
+            keys[g], mds[g] = group_key(
+                pos, md, group_tiles, group_k, refl_tile, refl_cell, g, False, zero
+            )
             if reflect:
-                keys[G + g], mds[G + g] = group_key(pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True, zero)
-        nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the next direction, or the next place in order
-        states = np.empty(MAX_DEPTH + 1, dtype=np.int64)  # the move-pruning machine's state per depth
+                keys[G + g], mds[G + g] = group_key(
+                    pos, md, group_tiles, group_k, refl_tile, refl_cell, g, True, zero
+                )
+        # the next direction, or the next place in order
+        nextdir = np.empty(MAX_DEPTH + 1, dtype=np.int64)
+        # the move-pruning machine's state per depth
+        states = np.empty(MAX_DEPTH + 1, dtype=np.int64)
         states[d0] = state0
         # group, its old value, key and distance; the same for the mirrored group
         saved = np.empty((MAX_DEPTH + 1, 8), dtype=np.int64)
@@ -178,16 +229,54 @@ def _kernel(look_ahead: bool, zero: bool):
                     if fsm[states[depth], e] >= 0:
                         c = nbrs[b, e]
                         t = board[c]
-                        g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                      refl_cell, keys, mds, t, c, b, 0, False, zero)
-                        ahead[depth, e, 0], ahead[depth, e, 1], ahead[depth, e, 2], ahead[depth, e, 3] = g, index, m, r
+                        g, index, m, r = _child_entry(
+                            board,
+                            md,
+                            offsets,
+                            packed,
+                            group_of,
+                            slot,
+                            weight,
+                            refl_tile,
+                            refl_cell,
+                            keys,
+                            mds,
+                            t,
+                            c,
+                            b,
+                            0,
+                            False,
+                            zero,
+                        )
+                        (
+                            ahead[depth, e, 0],
+                            ahead[depth, e, 1],
+                            ahead[depth, e, 2],
+                            ahead[depth, e, 3],
+                        ) = g, index, m, r
                         if g >= 0:
                             _ask(table, zinfo, g, index, r, zero)
                         g2 = -1
                         if reflect:
-                            g2, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight,
-                                                           refl_tile, refl_cell, keys, mds, refl_tile[t], refl_cell[c],
-                                                           refl_cell[b], G, True, zero)
+                            g2, index, m, r = _child_entry(
+                                board,
+                                md,
+                                offsets,
+                                packed,
+                                group_of,
+                                slot,
+                                weight,
+                                refl_tile,
+                                refl_cell,
+                                keys,
+                                mds,
+                                refl_tile[t],
+                                refl_cell[c],
+                                refl_cell[b],
+                                G,
+                                True,
+                                zero,
+                            )
                             ahead[depth, e, 5], ahead[depth, e, 6], ahead[depth, e, 7] = index, m, r
                             if g2 >= 0:
                                 _ask(table, zinfo, g2, index, r, zero)
@@ -203,15 +292,45 @@ def _kernel(look_ahead: bool, zero: bool):
                     generated += 1
                     g, hr1, v = ahead[depth, e, 0], hrs[depth], 0
                     if g >= 0:
-                        v, hr1 = _judge(table, packed, zinfo, cols, n, g, ahead[depth, e, 1], ahead[depth, e, 2],
-                                        ahead[depth, e, 3], gval[g], hr1, depth, bound, nxt, zero)
+                        v, hr1 = _judge(
+                            table,
+                            packed,
+                            zinfo,
+                            cols,
+                            n,
+                            g,
+                            ahead[depth, e, 1],
+                            ahead[depth, e, 2],
+                            ahead[depth, e, 3],
+                            gval[g],
+                            hr1,
+                            depth,
+                            bound,
+                            nxt,
+                            zero,
+                        )
                     f = depth + 1 + hr1
                     g2, hf1, v2 = -1, hfs[depth], 0
                     if f <= bound and reflect:
                         g2 = ahead[depth, e, 4]
                         if g2 >= 0:
-                            v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, ahead[depth, e, 5], ahead[depth, e, 6],
-                                             ahead[depth, e, 7], fval[g2], hf1, depth, bound, nxt, zero)
+                            v2, hf1 = _judge(
+                                table,
+                                packed,
+                                zinfo,
+                                cols,
+                                n,
+                                g2,
+                                ahead[depth, e, 5],
+                                ahead[depth, e, 6],
+                                ahead[depth, e, 7],
+                                fval[g2],
+                                hf1,
+                                depth,
+                                bound,
+                                nxt,
+                                zero,
+                            )
                         f = max(f, depth + 1 + hf1)
                     if f > bound or depth + 1 >= MAX_DEPTH:
                         if f < nxt:
@@ -253,44 +372,182 @@ def _kernel(look_ahead: bool, zero: bool):
             t = board[c]
             slide(board, pos, t, c, b)
             if look_ahead:  # judged: a survivor
-                g, v, hr1, g2, v2, hf1 = ahead[depth, d, 0], judged[depth, d, 0], judged[depth, d, 1], judged[
-                    depth, d, 2], judged[depth, d, 3], judged[depth, d, 4]
-                m, r, m2, r2 = ahead[depth, d, 2], ahead[depth, d, 3], ahead[depth, d, 6], ahead[depth, d, 7]
+                g, v, hr1, g2, v2, hf1 = (
+                    ahead[depth, d, 0],
+                    judged[depth, d, 0],
+                    judged[depth, d, 1],
+                    judged[depth, d, 2],
+                    judged[depth, d, 3],
+                    judged[depth, d, 4],
+                )
+                m, r, m2, r2 = (
+                    ahead[depth, d, 2],
+                    ahead[depth, d, 3],
+                    ahead[depth, d, 6],
+                    ahead[depth, d, 7],
+                )
             else:
                 generated += 1
-                if reflect and hfs[depth] > hrs[depth]:  # the regular lookup cannot prune: mirrored first
-                    g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                      refl_cell, keys, mds, refl_tile[t], refl_cell[c], refl_cell[b], G,
-                                                      True, zero)
+                # the regular lookup cannot prune: mirrored first
+                if reflect and hfs[depth] > hrs[depth]:
+                    g2, index2, m2, r2 = _child_entry(
+                        board,
+                        md,
+                        offsets,
+                        packed,
+                        group_of,
+                        slot,
+                        weight,
+                        refl_tile,
+                        refl_cell,
+                        keys,
+                        mds,
+                        refl_tile[t],
+                        refl_cell[c],
+                        refl_cell[b],
+                        G,
+                        True,
+                        zero,
+                    )
                     hf1, v2 = hfs[depth], 0
                     if g2 >= 0:
-                        v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth, bound,
-                                         nxt, zero)
+                        v2, hf1 = _judge(
+                            table,
+                            packed,
+                            zinfo,
+                            cols,
+                            n,
+                            g2,
+                            index2,
+                            m2,
+                            r2,
+                            fval[g2],
+                            hf1,
+                            depth,
+                            bound,
+                            nxt,
+                            zero,
+                        )
                     f = depth + 1 + hf1
                     g, hr1, v, m, r = -1, hrs[depth], 0, 0, 0
                     if f <= bound:
-                        g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                      refl_cell, keys, mds, t, c, b, 0, False, zero)
+                        g, index, m, r = _child_entry(
+                            board,
+                            md,
+                            offsets,
+                            packed,
+                            group_of,
+                            slot,
+                            weight,
+                            refl_tile,
+                            refl_cell,
+                            keys,
+                            mds,
+                            t,
+                            c,
+                            b,
+                            0,
+                            False,
+                            zero,
+                        )
                         if g >= 0:
-                            v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound,
-                                            nxt, zero)
+                            v, hr1 = _judge(
+                                table,
+                                packed,
+                                zinfo,
+                                cols,
+                                n,
+                                g,
+                                index,
+                                m,
+                                r,
+                                gval[g],
+                                hr1,
+                                depth,
+                                bound,
+                                nxt,
+                                zero,
+                            )
                         f = max(f, depth + 1 + hr1)
                 else:
-                    g, index, m, r = _child_entry(board, md, offsets, packed, group_of, slot, weight, refl_tile,
-                                                  refl_cell, keys, mds, t, c, b, 0, False, zero)
+                    g, index, m, r = _child_entry(
+                        board,
+                        md,
+                        offsets,
+                        packed,
+                        group_of,
+                        slot,
+                        weight,
+                        refl_tile,
+                        refl_cell,
+                        keys,
+                        mds,
+                        t,
+                        c,
+                        b,
+                        0,
+                        False,
+                        zero,
+                    )
                     hr1, v = hrs[depth], 0
                     if g >= 0:
-                        v, hr1 = _judge(table, packed, zinfo, cols, n, g, index, m, r, gval[g], hr1, depth, bound, nxt,
-                                        zero)
+                        v, hr1 = _judge(
+                            table,
+                            packed,
+                            zinfo,
+                            cols,
+                            n,
+                            g,
+                            index,
+                            m,
+                            r,
+                            gval[g],
+                            hr1,
+                            depth,
+                            bound,
+                            nxt,
+                            zero,
+                        )
                     f = depth + 1 + hr1
                     g2, hf1, v2, m2, r2 = -1, hfs[depth], 0, 0, 0
                     if f <= bound and reflect:
-                        g2, index2, m2, r2 = _child_entry(board, md, offsets, packed, group_of, slot, weight,
-                                                          refl_tile, refl_cell, keys, mds, refl_tile[t], refl_cell[c],
-                                                          refl_cell[b], G, True, zero)
+                        g2, index2, m2, r2 = _child_entry(
+                            board,
+                            md,
+                            offsets,
+                            packed,
+                            group_of,
+                            slot,
+                            weight,
+                            refl_tile,
+                            refl_cell,
+                            keys,
+                            mds,
+                            refl_tile[t],
+                            refl_cell[c],
+                            refl_cell[b],
+                            G,
+                            True,
+                            zero,
+                        )
                         if g2 >= 0:
-                            v2, hf1 = _judge(table, packed, zinfo, cols, n, g2, index2, m2, r2, fval[g2], hf1, depth,
-                                             bound, nxt, zero)
+                            v2, hf1 = _judge(
+                                table,
+                                packed,
+                                zinfo,
+                                cols,
+                                n,
+                                g2,
+                                index2,
+                                m2,
+                                r2,
+                                fval[g2],
+                                hf1,
+                                depth,
+                                bound,
+                                nxt,
+                                zero,
+                            )
                         f = max(f, depth + 1 + hf1)
                 if f > bound or depth + 1 >= MAX_DEPTH:
                     if f < nxt:

@@ -1,6 +1,8 @@
 """The board update, the bound arithmetic and the early read of the move-pruning machine
 that every search kernel shares."""
+
 import numpy as np
+
 from patterndb.bits import fetch_add, prefetch
 from patterndb.jit import njit
 

@@ -15,9 +15,11 @@ on ranking (the loop of k tiles, twice per child with the mirror).
 The search keeps, per group, a key: the rank, and for zero-aware tables the
 group's covered cells from bit 32 (zeroaware.cover_key).
 """
+
 from __future__ import annotations
 
 import numpy as np
+
 from patterndb.jit import njit
 
 KEY_BITS = (1 << 58) - 1  # a zeroaware.where() word less its blank's cell: the cover_key

@@ -16,16 +16,30 @@ so the expanded and generated counts over all subtrees equal those of one
 serial IDA* pass, and searching subtrees 0, 1, 2, ... in order is the
 serial search.
 """
+
 from __future__ import annotations
 
 import numpy as np
+
 from patterndb.jit import njit
 
 from .heuristic import COLS, KIND, PDB, PDB_MAX, REFLECT, h_full, has_zero_aware, scratch_size
 from .idastar import dfs_generic
 from .idastar_max import dfs_max
 from .idastar_pdb import dfs_pdb, dfs_pdb_ahead, dfs_pdb_ahead_zero, dfs_pdb_zero
-from .moves import EXHAUSTED, FOUND, LIMIT, MAX_DEPTH, NO_BOUND, STOPPED, meter_spent, next_bound, settle, slide, solution_parity
+from .moves import (
+    EXHAUSTED,
+    FOUND,
+    LIMIT,
+    MAX_DEPTH,
+    NO_BOUND,
+    STOPPED,
+    meter_spent,
+    next_bound,
+    settle,
+    slide,
+    solution_parity,
+)
 
 # Columns of the per-subtree result rows.
 STATUS, EXPANDED, GENERATED, NEXT_F, GOAL_DEPTH = range(5)
@@ -112,7 +126,22 @@ def _node_f(board, pos, H, depth, bound, greg, gref):
 
 
 @njit(cache=True, nogil=True)
-def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, bound, budget, stop, results, solution):
+def search_subtrees(
+    board0,
+    goal,
+    H,
+    nbrs,
+    fsm,
+    state0,
+    paths,
+    first,
+    indices,
+    bound,
+    budget,
+    stop,
+    results,
+    solution,
+):
     """Search the subtrees paths[indices] in order at this bound.
 
     results[k] gets (status, expanded, generated, next f, goal depth) of
@@ -172,7 +201,8 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
                     goal_depth = j
                     break
             if j >= first[i]:
-                if meter_spent(stop, expanded):  # (a deep piece's path would pass the threads' shared limit)
+                # (a deep piece's path would pass the threads' shared limit)
+                if meter_spent(stop, expanded):
                     status = LIMIT
                     break
                 expanded += 1
@@ -180,20 +210,30 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
         if status == EXHAUSTED:
             left = max(1, left - expanded) if budget > 0 else 0
             if H[KIND] == PDB_MAX:
-                status, goal_depth, e, g, nxt = dfs_max(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
-            elif H[KIND] == PDB and n <= 16 and zero:  # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
-                status, goal_depth, e, g, nxt = dfs_pdb_ahead_zero(board, pos, goal, H, nbrs, fsm, cells, state, top,
-                                                                   bound, left, stop)
+                status, goal_depth, e, g, nxt = dfs_max(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
+            # (prefetching pays on 4x4 boards, not on 5x5: see idastar_pdb)
+            elif H[KIND] == PDB and n <= 16 and zero:
+                status, goal_depth, e, g, nxt = dfs_pdb_ahead_zero(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
             elif H[KIND] == PDB and n <= 16:
-                status, goal_depth, e, g, nxt = dfs_pdb_ahead(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
-                                                              left, stop)
+                status, goal_depth, e, g, nxt = dfs_pdb_ahead(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
             elif H[KIND] == PDB and zero:
-                status, goal_depth, e, g, nxt = dfs_pdb_zero(board, pos, goal, H, nbrs, fsm, cells, state, top, bound,
-                                                             left, stop)
+                status, goal_depth, e, g, nxt = dfs_pdb_zero(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
             elif H[KIND] == PDB:
-                status, goal_depth, e, g, nxt = dfs_pdb(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
+                status, goal_depth, e, g, nxt = dfs_pdb(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
             else:
-                status, goal_depth, e, g, nxt = dfs_generic(board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop)
+                status, goal_depth, e, g, nxt = dfs_generic(
+                    board, pos, goal, H, nbrs, fsm, cells, state, top, bound, left, stop
+                )
             expanded += e
             generated += g
         spent += expanded
@@ -212,7 +252,23 @@ def search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, indices, b
 
 
 @njit(cache=True, nogil=True)
-def search_root(board0, goal, H, nbrs, fsm, state0, paths, first, bound, parity, small, budget, stop, rows, solution):
+def search_root(
+    board0,
+    goal,
+    H,
+    nbrs,
+    fsm,
+    state0,
+    paths,
+    first,
+    bound,
+    parity,
+    small,
+    budget,
+    stop,
+    rows,
+    solution,
+):
     """IDA* iterations from the root (paths, first: the root as subtree 0), one after the other
     in one call while they stay small: a kernel call from the driver costs about 0.1 ms of
     Python around it, as much as a 15-puzzle's early iterations (Korf's 100 took 4.6 calls a
@@ -227,13 +283,32 @@ def search_root(board0, goal, H, nbrs, fsm, state0, paths, first, bound, parity,
     result = np.zeros((1, 5), dtype=np.int64)
     spent = 0
     for k in range(rows.shape[0]):
-        search_subtrees(board0, goal, H, nbrs, fsm, state0, paths, first, index, bound,
-                        budget - spent if budget > 0 else 0, stop, result, solution)
+        search_subtrees(
+            board0,
+            goal,
+            H,
+            nbrs,
+            fsm,
+            state0,
+            paths,
+            first,
+            index,
+            bound,
+            budget - spent if budget > 0 else 0,
+            stop,
+            result,
+            solution,
+        )
         rows[k, 0] = bound
         rows[k, 1:] = result[0]
         spent += result[0, EXPANDED]
-        if (result[0, STATUS] != EXHAUSTED or result[0, EXPANDED] >= small or result[0, NEXT_F] == NO_BOUND
-                or (budget > 0 and spent >= budget) or stop[0] != 0):
+        if (
+            result[0, STATUS] != EXHAUSTED
+            or result[0, EXPANDED] >= small
+            or result[0, NEXT_F] == NO_BOUND
+            or (budget > 0 and spent >= budget)
+            or stop[0] != 0
+        ):
             return k + 1
         bound = next_bound(result[0, NEXT_F], parity)
     return rows.shape[0]

@@ -1,4 +1,5 @@
 """Optimal moves read off a complete distance table: step to any neighbour one closer."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,5 +37,7 @@ def table_walk(board: Board, table: np.ndarray) -> tuple[list[int], int]:
                 break
             pos[0], pos[t] = b, c
         else:
-            raise TableError("the exact table is inconsistent (no neighbour one move closer): rebuild it")
+            raise TableError(
+                "the exact table is inconsistent (no neighbour one move closer): rebuild it"
+            )
     return path, lookups

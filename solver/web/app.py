@@ -4,6 +4,7 @@ answer; the stream's end, a stop request or a closed connection ends the search.
 
 Nothing a request says reaches the file system: the page's three files are read into memory
 when the app is made, and tables are found by name in the server's data directory only."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,22 +25,42 @@ from starlette.routing import Route
 
 from patterndb import Board, Shape, __version__, make_goal, random_board, scramble
 
-from .requests import COMPARE_CELLS, GOALS, MAX_BODY, Limits, RequestError, board_of, client_of, random_request, solve_request
+from .requests import (
+    COMPARE_CELLS,
+    GOALS,
+    MAX_BODY,
+    Limits,
+    RequestError,
+    board_of,
+    client_of,
+    random_request,
+    solve_request,
+)
 from .searches import Searches
 
-STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-          "style.css": "text/css; charset=utf-8"}
+STATIC = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
 ENDS = ("solution", "stopped", "error", "done")  # the events that end a stream
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 
 
-def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs: int | None = None,
-               loopback: bool = True) -> Starlette:
+def create_app(
+    data_dir: Path | None = None,
+    limits: Limits | None = None,
+    jobs: int | None = None,
+    loopback: bool = True,
+) -> Starlette:
     """The page's app. loopback: accept only requests addressed to this computer by name (a web
     page elsewhere cannot reach the server through a name of its own: DNS rebinding)."""
     limits = limits or Limits()
     searches = Searches(data_dir, limits, jobs)
-    pages = {name: (files(__package__).joinpath("static", name).read_bytes(), kind) for name, kind in STATIC.items()}
+    pages = {
+        name: (files(__package__).joinpath("static", name).read_bytes(), kind)
+        for name, kind in STATIC.items()
+    }
 
     def page(request: Request) -> Response:
         name = request.path_params.get("name", "index.html")
@@ -49,8 +70,16 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
         return Response(body, media_type=kind, headers={"Cache-Control": "no-cache"})
 
     async def info(request: Request) -> Response:
-        return JSONResponse({"version": __version__, "goals": list(GOALS), "compare_cells": COMPARE_CELLS,
-                             "max_seconds": limits.seconds, "max_nodes": limits.nodes, "searches": limits.searches})
+        return JSONResponse(
+            {
+                "version": __version__,
+                "goals": list(GOALS),
+                "compare_cells": COMPARE_CELLS,
+                "max_seconds": limits.seconds,
+                "max_nodes": limits.nodes,
+                "searches": limits.searches,
+            }
+        )
 
     async def board(request: Request) -> Response:
         b, frame, _ = board_of(await read_json(request))
@@ -61,7 +90,11 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
         shape = Shape(rows, cols)
         goal_board = make_goal(shape, goal)
         rng = np.random.default_rng()
-        b = random_board(shape, goal_board, rng) if moves is None else scramble(goal_board, moves, rng)
+        b = (
+            random_board(shape, goal_board, rng)
+            if moves is None
+            else scramble(goal_board, moves, rng)
+        )
         return JSONResponse(shown(b, goal_board))
 
     async def stop(request: Request) -> Response:
@@ -77,8 +110,12 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
             def emit(event: dict) -> None:
                 loop.call_soon_threadsafe(queue.put_nowait, event)
 
-            threading.Thread(target=job, args=(searches, req, flag, emit), daemon=True,
-                             name=f"search {req.client}").start()
+            threading.Thread(
+                target=job,
+                args=(searches, req, flag, emit),
+                daemon=True,
+                name=f"search {req.client}",
+            ).start()
 
             async def lines():
                 ended = False
@@ -96,8 +133,11 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
                     if not ended:  # the page went away (a closed tab): its search ends with it
                         flag.request("stopped")
 
-            return StreamingResponse(lines(), media_type="application/x-ndjson",
-                                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+            return StreamingResponse(
+                lines(),
+                media_type="application/x-ndjson",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
 
         return endpoint
 
@@ -117,9 +157,14 @@ def create_app(data_dir: Path | None = None, limits: Limits | None = None, jobs:
         Route("/api/compare", streamed(Searches.compare), methods=["POST"]),
         Route("/api/stop", stop, methods=["POST"]),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS)] if loopback else []
-    app = Starlette(routes=routes, middleware=middleware,
-                    exception_handlers={RequestError: refused, HTTPException: refused})
+    middleware = (
+        [Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS)] if loopback else []
+    )
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={RequestError: refused, HTTPException: refused},
+    )
     app.state.searches = searches
     return app
 
@@ -148,5 +193,10 @@ async def read_json(request: Request) -> dict:
 
 def shown(board: Board, goal: Board) -> dict:
     """A board as the page draws it: its shape, its tiles and its goal's (0 = the blank)."""
-    return {"rows": board.shape.rows, "cols": board.shape.cols, "tiles": board.tiles.tolist(),
-            "goal_tiles": goal.tiles.tolist(), "text": str(board)}
+    return {
+        "rows": board.shape.rows,
+        "cols": board.shape.cols,
+        "tiles": board.tiles.tolist(),
+        "goal_tiles": goal.tiles.tolist(),
+        "text": str(board),
+    }

@@ -1,6 +1,7 @@
 """What a request to the page's server may ask for, checked before any work: the board through
 the command line's own parser, every other field against a fixed list or a bound. A request
 that fails a check gets one line, as the command line would print it."""
+
 from __future__ import annotations
 
 import math
@@ -53,7 +54,9 @@ class SolveRequest:
     pattern: str | None
     timeout: float
     max_nodes: int | None
-    within: float | None = None  # a solution proven at most this times the optimum (solver.bounded.anytime)
+    within: float | None = (
+        None  # a solution proven at most this times the optimum (solver.bounded.anytime)
+    )
     anytime: bool = False  # better solutions and bounds until the optimum or a stop
 
 
@@ -70,8 +73,10 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if float in kinds:
         return "a number"
-    return " or ".join({str: "a string", int: "a whole number", float: "a number", dict: "an object"}[k]
-                       for k in kinds)
+    return " or ".join(
+        {str: "a string", int: "a whole number", float: "a number", dict: "an object"}[k]
+        for k in kinds
+    )
 
 
 def _choice(body: dict, name: str, choices: tuple[str, ...]) -> str | None:
@@ -97,7 +102,9 @@ def board_of(body: dict) -> tuple[Board, Frame, str]:
         raise RequestError("empty board: type or paste one, e.g. 8 6 7 2 5 4 3 _ 1")
     goal = _field(body, "goal", str, "blank-last")
     if len(goal) > MAX_BOARD_CHARS:
-        raise RequestError(f"a goal of {len(goal):,} characters: no board is longer than {MAX_BOARD_CHARS:,}")
+        raise RequestError(
+            f"a goal of {len(goal):,} characters: no board is longer than {MAX_BOARD_CHARS:,}"
+        )
     rows, cols = (_field(body, k, int) for k in ("rows", "cols"))
     try:
         board, frame = prepare(text, goal, rows, cols)
@@ -113,14 +120,20 @@ def solve_request(body: dict, limits: Limits) -> SolveRequest:
     if pattern in ("", "default"):
         pattern = None
     if pattern is not None and not PATTERN.fullmatch(pattern):
-        raise RequestError(f"no partition is named {pattern[:40]!r}: names are made of letters, digits and ,+|-")
+        raise RequestError(
+            f"no partition is named {pattern[:40]!r}: names are made of letters, digits and ,+|-"
+        )
     timeout = _field(body, "timeout", (int, float), limits.seconds)
     if not (math.isfinite(timeout) and 0 < timeout <= limits.seconds):
-        raise RequestError(f"the time-out must be above 0 and at most {limits.seconds:g} seconds on this server, "
-                           f"got {timeout!r}")
+        raise RequestError(
+            f"the time-out must be above 0 and at most {limits.seconds:g} seconds on this server, "
+            f"got {timeout!r}"
+        )
     nodes = _field(body, "max_nodes", int)
     if nodes is not None and not 1 <= nodes <= limits.nodes:
-        raise RequestError(f"the node limit must be from 1 to {limits.nodes:,} on this server, got {nodes:,}")
+        raise RequestError(
+            f"the node limit must be from 1 to {limits.nodes:,} on this server, got {nodes:,}"
+        )
     algorithm = _choice(body, "algorithm", ALGORITHMS)
     heuristic = _choice(body, "heuristic", HEURISTICS)
     within = _field(body, "within", (int, float))
@@ -130,17 +143,32 @@ def solve_request(body: dict, limits: Limits) -> SolveRequest:
     if not isinstance(anytime, bool):
         raise RequestError(f"anytime must be true or false, got {type(anytime).__name__}")
     if (anytime or within is not None) and algorithm not in (None, "idastar"):
-        raise RequestError("an answer with a proven bound is searched with IDA* and weighted A*: choose the "
-                           "best available algorithm or IDA*")
-    return SolveRequest(client, board, frame, goal, algorithm, heuristic, pattern, float(timeout), nodes,
-                        None if within is None else float(within), anytime)
+        raise RequestError(
+            "an answer with a proven bound is searched with IDA* and weighted A*: choose the "
+            "best available algorithm or IDA*"
+        )
+    return SolveRequest(
+        client,
+        board,
+        frame,
+        goal,
+        algorithm,
+        heuristic,
+        pattern,
+        float(timeout),
+        nodes,
+        None if within is None else float(within),
+        anytime,
+    )
 
 
 def random_request(body: dict) -> tuple[int, int, str, int | None]:
     """(rows, cols, goal, moves): a scramble of that many moves, or (None) a uniformly random board."""
     rows, cols = _field(body, "rows", int, 4), _field(body, "cols", int, 4)
     if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
-        raise RequestError(f"a board is {MIN_SIDE} to {MAX_SIDE} rows and columns, got {rows}x{cols}")
+        raise RequestError(
+            f"a board is {MIN_SIDE} to {MAX_SIDE} rows and columns, got {rows}x{cols}"
+        )
     goal = _choice(body, "goal", GOALS) or "blank-last"
     moves = _field(body, "moves", int)
     if moves is not None and not 0 <= moves <= SCRAMBLE_MOVES:
