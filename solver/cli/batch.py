@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Iterator
 from itertools import chain, takewhile
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,9 +20,19 @@ from .common import EXIT_CLUSTER, EXIT_STOPPED, err, load_kernels, process_secon
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
 
+if TYPE_CHECKING:
+    from ..cluster.client import Cluster
+
 
 def solve_file(
-    path: str, goal: str, opts: Options, shape: dict, as_json: bool, quiet: bool, cluster=None
+    path: str,
+    goal: str,
+    opts: Options,
+    shape: dict,
+    *,
+    as_json: bool,
+    quiet: bool,
+    cluster: Cluster | None = None,
 ) -> int:
     """Solve a batch, printing each row as it is solved (the file is read as it goes); the exit
     status: 5 if the Dask cluster failed, else 130/143 if a signal stopped it, else 1 if an

@@ -52,6 +52,7 @@ def progress(quiet: bool, prefix: str = "", moves: bool = True) -> Callable[[dic
 def solve_within(
     board: Board,
     plan: Plan,
+    *,
     within: float | None,
     as_json: bool,
     quiet: bool,

@@ -46,6 +46,7 @@ def solve_file_within(
     goal: str,
     opts: Options,
     shape: dict,
+    *,
     within: float | None,
     as_json: bool,
     quiet: bool,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -207,110 +208,143 @@ lower bound."""
 @data_dir_option
 @guarded
 @json_errors
-def solve(
-    board,
-    batch_file,
-    size,
-    rows,
-    cols,
-    goal,
-    algorithm,
-    heuristic,
-    pattern,
-    pdb_files,
-    no_reflect,
-    prune,
-    jobs,
-    timeout,
-    checkpoint,
-    checkpoint_every,
-    trace,
-    scheduler,
-    cluster_timeout,
-    within,
-    anytime,
-    quiet,
-    weight,
-    max_nodes,
-    show_boards,
-    as_json,
-    data_dir,
-) -> None:
+def solve(**params) -> None:
     """Solve BOARD ('-' reads it from stdin), e.g. solver solve 8672543_1, or every board of --file.
 
     Long IDA* searches show a status line on a terminal (one line per
     iteration otherwise); Ctrl-C stops them cleanly."""
-    if (board is None) == (batch_file is None):
+    req = Request(**params)
+    _check_usage(req)
+    if req.scheduler is not None:
+        from ..cluster.client import check_address
+
+        check_address(req.scheduler)
+    opts = Options(
+        algorithm=req.algorithm,
+        heuristic=req.heuristic,
+        weight=req.weight,
+        data_dir=req.data_dir,
+        max_nodes=req.max_nodes,
+        pattern=req.pattern,
+        pdb_files=tuple(Path(p) for p in req.pdb_files),
+        reflect=not req.no_reflect,
+        jobs=req.jobs,
+        timeout=req.timeout,
+        prune=req.prune,
+    )
+    if req.batch_file:
+        sys.exit(_solve_batch(req, opts))
+    _solve_one(req, opts)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What `solver solve` was asked, as click parsed it (one field per option)."""
+
+    board: str | None
+    batch_file: str | None
+    size: int | None
+    rows: int | None
+    cols: int | None
+    goal: str
+    algorithm: str | None
+    heuristic: str | None
+    pattern: str | None
+    pdb_files: tuple[str, ...]
+    no_reflect: bool
+    prune: int | None
+    jobs: int | None
+    timeout: float | None
+    checkpoint: Path | None
+    checkpoint_every: float
+    trace: Path | None
+    scheduler: str | None
+    cluster_timeout: float
+    within: float | None
+    anytime: bool
+    quiet: bool
+    weight: float
+    max_nodes: int | None
+    show_boards: bool
+    as_json: bool
+    data_dir: Path | None
+
+    @property
+    def bounded(self) -> bool:
+        """A solution with a proven bound asked for (--within 1.0 is the optimal search)."""
+        return self.anytime or (self.within is not None and self.within > 1.0)
+
+    @property
+    def shape(self) -> dict:
+        return shape_kwargs(self.size, self.rows, self.cols)
+
+
+def _check_usage(req: Request) -> None:
+    """The combinations of options that make no sense, each a usage error (exit 2)."""
+    if (req.board is None) == (req.batch_file is None):
         raise click.UsageError(
-            "give a BOARD or --file, not both" if board else "give a BOARD or --file"
+            "give a BOARD or --file, not both" if req.board else "give a BOARD or --file"
         )
-    if (checkpoint or trace) and batch_file:
+    if (req.checkpoint or req.trace) and req.batch_file:
         raise click.UsageError("--checkpoint and --trace are for one board, not --file")
-    if show_boards and (batch_file or as_json):
+    if req.show_boards and (req.batch_file or req.as_json):
         raise click.UsageError(
             "--show-boards prints one board's solution as text: not with --file or --json"
         )
-    # (--within 1.0: the optimal search, as it is)
-    bounded = anytime or (within is not None and within > 1.0)
-    if bounded and (checkpoint or trace or show_boards):
+    if req.bounded and (req.checkpoint or req.trace or req.show_boards):
         raise click.UsageError(
             "--within and --anytime are not for --checkpoint, --trace or --show-boards"
         )
-    if bounded and algorithm not in (None, "idastar"):
+    if req.bounded and req.algorithm not in (None, "idastar"):
         raise click.UsageError(
-            "--within and --anytime prove their bound with IDA*: not with --algorithm " + algorithm
+            "--within and --anytime prove their bound with IDA*: not with --algorithm "
+            + req.algorithm
         )
-    if scheduler is not None:
-        from ..cluster.client import check_address
 
-        check_address(scheduler)
-    opts = Options(
-        algorithm,
-        heuristic,
-        weight,
-        data_dir,
-        max_nodes,
-        pattern,
-        tuple(Path(p) for p in pdb_files),
-        not no_reflect,
-        jobs,
-        timeout,
-        prune,
-    )
-    if batch_file and bounded:
-        from .bounded_batch import solve_file_within
 
-        try:
-            code = solve_file_within(
-                batch_file,
-                goal,
+def _solve_batch(req: Request, opts: Options) -> int:
+    """Every board of --file; the batch's exit status."""
+    try:
+        if req.bounded:
+            from .bounded_batch import solve_file_within
+
+            return solve_file_within(
+                req.batch_file,
+                req.goal,
                 opts,
-                shape_kwargs(size, rows, cols),
-                None if anytime else within,
-                as_json,
-                quiet,
-                scheduler,
-                cluster_timeout,
+                req.shape,
+                within=None if req.anytime else req.within,
+                as_json=req.as_json,
+                quiet=req.quiet,
+                scheduler=req.scheduler,
+                cluster_timeout=req.cluster_timeout,
             )
-        # (one failing mid-batch is said by solve_file_within, its rows kept)
-        except ClusterError as e:
-            raise UserError(str(e), EXIT_CLUSTER) from None
-        sys.exit(code)
-    if batch_file:
-        try:
-            with connect_cluster(scheduler, cluster_timeout) as cluster:
-                code = solve_file(
-                    batch_file, goal, opts, shape_kwargs(size, rows, cols), as_json, quiet, cluster
-                )
-        except ClusterError as e:  # (one found mid-batch is said by solve_file, its rows kept)
-            raise UserError(str(e), EXIT_CLUSTER) from None
-        sys.exit(code)
-    board_obj, frame = prepare(read_board(board), goal, **shape_kwargs(size, rows, cols))
-    plan = make_plan(frame, opts, err, saved_heuristic(checkpoint) if checkpoint else None)
+        with connect_cluster(req.scheduler, req.cluster_timeout) as cluster:
+            return solve_file(
+                req.batch_file,
+                req.goal,
+                opts,
+                req.shape,
+                as_json=req.as_json,
+                quiet=req.quiet,
+                cluster=cluster,
+            )
+    # (one found mid-batch is said by the batch, its rows kept)
+    except ClusterError as e:
+        raise UserError(str(e), EXIT_CLUSTER) from None
+
+
+def _solve_one(req: Request, opts: Options) -> None:
+    """One board: the answer printed, or what a stopped search proved."""
+    board_obj, frame = prepare(read_board(req.board), req.goal, **req.shape)
+    plan = make_plan(frame, opts, err, saved_heuristic(req.checkpoint) if req.checkpoint else None)
     kernel_seconds, kernel_origin = (
         load_kernels() if plan.algorithm in ("idastar", "iddfs", "table") else (0.0, "")
     )
-    if (checkpoint or scheduler or trace) and plan.algorithm not in ("idastar", "iddfs"):
+    if (req.checkpoint or req.scheduler or req.trace) and plan.algorithm not in (
+        "idastar",
+        "iddfs",
+    ):
         raise click.UsageError(
             f"--checkpoint, --trace and --scheduler are for IDA* searches, not {plan.algorithm}"
         )
@@ -318,11 +352,11 @@ def solve(
         f"using {plan.algorithm} / {plan.heuristic.name}"
         + (f", raced against {plan.rival.name} (solver.ida.race)" if plan.rival is not None else "")
     )
-    if kernel_origin == "jit" and not quiet and aot_wanted():
+    if kernel_origin == "jit" and not req.quiet and aot_wanted():
         err(
             "note: numba compiles or loads the search kernels now (~0.4 s); 'solver compile' once makes this instant"
         )
-    if bounded:
+    if req.bounded:
         from .bounded import solve_within
 
         if plan.algorithm != "idastar":
@@ -331,29 +365,35 @@ def solve(
                 f"solved by {plan.algorithm}: add --algorithm idastar"
             )
         solve_within(
-            board_obj, plan, None if anytime else within, as_json, quiet, scheduler, cluster_timeout
+            board_obj,
+            plan,
+            within=None if req.anytime else req.within,
+            as_json=req.as_json,
+            quiet=req.quiet,
+            scheduler=req.scheduler,
+            cluster_timeout=req.cluster_timeout,
         )
         return
     warn_if_hopeless(plan, board_obj)
-    status = Status(live=False if quiet else None)
+    status = Status(live=False if req.quiet else None)
     control = Control(
         listener=status,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
+        checkpoint=req.checkpoint,
+        checkpoint_every=req.checkpoint_every,
         log=err,
-        trace=trace,
+        trace=req.trace,
     )
     try:
         with (
             stop_on_signals(control.stop.request),
-            connect_cluster(scheduler, cluster_timeout) as cluster,
+            connect_cluster(req.scheduler, req.cluster_timeout) as cluster,
         ):
             if cluster is not None:
                 control.backend = cluster.backend(plan)
             sol = run(board_obj, plan, control)
     except SearchStopped as e:
         status.clear()
-        if as_json:
+        if req.as_json:
             click.echo(json.dumps(e.to_dict() | {"board": str(board_obj), "goal": str(frame.goal)}))
         err(str(e))
         sys.exit(EXIT_STOPPED.get(e.reason, 4))
@@ -364,7 +404,7 @@ def solve(
     except RuntimeError as e:
         raise UserError(str(e), 1) from None
     status.clear()
-    if as_json:
+    if req.as_json:
         click.echo(
             json.dumps(
                 sol.to_dict()
@@ -377,4 +417,4 @@ def solve(
             )
         )
     else:
-        print_solution(sol, show_boards)
+        print_solution(sol, req.show_boards)
