@@ -266,7 +266,7 @@ def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(
     assert p.returncode == 130 and rows[-1]["status"] == "not started" and rows[-1]["line"] == 2, (
         errs
     )
-    assert "interrupted: 1 boards not started" in errs and "Traceback" not in errs
+    assert "interrupted: 1 board not started" in errs and "Traceback" not in errs
 
 
 def test_node_limits_that_stop_every_weighted_run_still_give_a_bounded_answer(distances):

@@ -16,7 +16,15 @@ from patterndb import BoardError
 from ..api import Options
 from ..batch import BatchStop, count_lines, iter_batch, solve_batch
 from ..solution import ClusterError, SearchStopped
-from .common import EXIT_CLUSTER, EXIT_STOPPED, err, load_kernels, process_seconds, warn_if_hopeless
+from .common import (
+    EXIT_CLUSTER,
+    EXIT_STOPPED,
+    boards,
+    err,
+    load_kernels,
+    process_seconds,
+    warn_if_hopeless,
+)
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
 
@@ -138,11 +146,11 @@ def solve_file(
             summary += f"; {t[key]} {what}"
     err(summary)
     if failed is not None:
-        err(f"error: {failed}; {lost} boards not solved")
+        err(f"error: {failed}; {boards(lost)} not solved")
         return EXIT_CLUSTER
     if stop.reason in EXIT_CODES_BY_SIGNAL:
         rest = "; standard input was not read further" if path == "-" else ""
-        err(f"{stop.reason}: {t['not started']} boards not started{rest}")
+        err(f"{stop.reason}: {boards(t['not started'])} not started{rest}")
         return EXIT_CODES_BY_SIGNAL[stop.reason]
     return 1 if t["mismatch"] else 2 if t["error"] else EXIT_STOPPED["limit"] if t["stopped"] else 0
 

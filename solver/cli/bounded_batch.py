@@ -15,30 +15,17 @@ import click
 
 from patterndb import BoardError
 
-from ..api import Options, make_plan, prepare
+from ..api import Options
 from ..batch import Entry, iter_batch
-from ..bounded.anytime import Bounded, solve_bounded
-from ..ida.state import Backend
-from ..plan import Control, Plan
+from ..bounded.batch import BoundedBatch, consistent
 from ..solution import ClusterError, SearchStopped
 from .bounded import progress
-from .common import EXIT_CLUSTER, EXIT_STOPPED, connect_cluster, err, process_seconds
+from .common import EXIT_CLUSTER, EXIT_STOPPED, boards, connect_cluster, err, process_seconds
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
 
 if TYPE_CHECKING:  # (Dask is an optional extra)
     from ..cluster.client import Cluster
-
-
-def _consistent(expected: int | None, result: Bounded) -> bool:
-    """A known optimum must lie between the proven lower bound and the length found (and equal
-    the length where it is called optimal): anything else is a wrong answer."""
-    if expected is None:
-        return True
-    sol = result.solution
-    return result.lower_bound <= expected <= sol.length and (
-        not result.optimal or sol.length == expected
-    )
 
 
 def solve_file_within(
@@ -78,18 +65,10 @@ def _answer(
     cluster: Cluster | None,
 ) -> int:
     """solve_file_within's rows and summary, the batch's file read and its cluster reached."""
-    plans: dict[str, Plan] = {}
-    backends: dict[str, Backend] = {}  # the plans' on the cluster, where there is one
-    batch: dict = {"reason": None, "control": None}
+    batch = BoundedBatch(opts, within, cluster, err)
     tally = {"answered": 0, "met": 0, "optimal": 0, "mismatch": 0, "error": 0, "not started": 0}
     gaps: list[float] = []
     start = time.perf_counter()
-
-    def request(reason: str) -> None:
-        batch["reason"] = reason
-        if batch["control"] is not None:
-            batch["control"].stop.request(reason)
-
     if not as_json:
         click.echo(
             f"{'line':>5} {'length':>6} {'bound':>6} {'gap %':>6} {'expected':>8} {'seconds':>8}  "
@@ -97,11 +76,11 @@ def _answer(
         )
     failed = None
     if path == "-":  # standard input may never end: after a stop, nothing more is read
-        stream = takewhile(lambda _: batch["reason"] is None, stream)
-    with stop_on_signals(request):
+        stream = takewhile(lambda _: batch.reason is None, stream)
+    with stop_on_signals(batch.request):
         for e in stream:
             where = {"line": e.line, "expected": e.expected}
-            if batch["reason"] is not None:
+            if batch.reason is not None:
                 tally["not started"] += 1
                 if as_json:
                     click.echo(
@@ -114,27 +93,8 @@ def _answer(
             try:
                 if e.board is None:
                     raise BoardError(e.error)
-                board, frame = prepare(e.board, goal)
-                if frame.key not in plans:
-                    plans[frame.key] = make_plan(frame, opts, err)
-                    # (one per plan: making one warms every worker's tables)
-                    if cluster is not None:
-                        backends[frame.key] = cluster.backend(plans[frame.key])
-                plan = plans[frame.key]
-                if plan.algorithm != "idastar":
-                    raise BoardError(
-                        f"--within and --anytime prove their bound with IDA*, and this board would be "
-                        f"solved by {plan.algorithm}: add --algorithm idastar"
-                    )
-                batch["control"] = Control(backend=backends.get(frame.key))
-                if batch["reason"] is not None:  # (a signal just before the control existed)
-                    batch["control"].stop.request(batch["reason"])
-                result = solve_bounded(
-                    board,
-                    plan,
-                    within,
-                    batch["control"],
-                    progress(quiet, f"line {e.line}: ", moves=False),
+                result = batch.answer(
+                    e.board, goal, progress(quiet, f"line {e.line}: ", moves=False)
                 )
             except BoardError as x:
                 tally["error"] += 1
@@ -152,7 +112,7 @@ def _answer(
                     )
                 continue
             except ClusterError as x:  # the rows so far stand; the rest cannot be searched
-                batch["reason"], failed = "cluster", x
+                batch.reason, failed = "cluster", x
                 tally["not started"] += 1
                 if as_json:
                     click.echo(
@@ -169,12 +129,10 @@ def _answer(
                         f"{x.seconds:>8.2f}  {x.reason:<11} {e.board}"
                     )
                 continue
-            finally:
-                batch["control"] = None
             tally["answered"] += 1
             tally["met"] += result.reason in ("optimal", "within")
             tally["optimal"] += result.optimal
-            ok = _consistent(e.expected, result)
+            ok = consistent(e.expected, result)
             tally["mismatch"] += not ok
             gaps.append(result.gap)
             sol = result.solution
@@ -217,11 +175,11 @@ def _answer(
     if not quiet or t["mismatch"]:
         err(summary)
     if failed is not None:
-        err(f"error: {failed}; {t['not started']} boards not answered")
+        err(f"error: {failed}; {boards(t['not started'])} not answered")
         return EXIT_CLUSTER
-    if batch["reason"] in EXIT_CODES_BY_SIGNAL:
-        err(f"{batch['reason']}: {t['not started']} boards not started")
-        return EXIT_CODES_BY_SIGNAL[batch["reason"]]
+    if batch.reason in EXIT_CODES_BY_SIGNAL:
+        err(f"{batch.reason}: {boards(t['not started'])} not started")
+        return EXIT_CODES_BY_SIGNAL[batch.reason]
     if t["mismatch"]:
         return 1
     if t["error"]:

@@ -137,3 +137,8 @@ def json_errors(fn: Callable) -> Callable:
             raise
 
     return wrapper
+
+
+def boards(n: int) -> str:
+    """'1 board', '2 boards'."""
+    return f"{n} board{'' if n == 1 else 's'}"
