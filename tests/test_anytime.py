@@ -145,6 +145,35 @@ def test_the_command_prints_the_bound_and_the_gap():
     assert out["updates"][-1]["lower_bound"] == 31
 
 
+def test_a_bounded_answers_json_counts_the_ida_that_proved_its_bound():
+    """nodes_expanded, nodes_generated and iterations are IDA*'s (they said 0 and [] for an
+    answer found by a beam), beside the timings an optimal answer gives; a search stopped before
+    its first solution says how it ended, with no gap."""
+    board = korf(0)[0]  # (Korf's #1: a beam's answer first, IDA*'s iterations under it)
+    args = ("--goal", "blank-first", "--within", "1.01", "-H", "manhattan", "-j", "1")
+    j = solve(board, *args, "--timeout", "2", "--json")
+    out = json.loads(j.stdout)
+    assert j.returncode in (0, 4) and out["algorithm"] != "idastar", j.stderr
+    iterations = out["iterations"]
+    assert iterations and iterations[-1]["bound"] <= out["lower_bound"]
+    # (and the iteration under way when it stopped)
+    assert out["nodes_expanded"] >= sum(it["expanded"] for it in iterations) > 0
+    assert out["nodes_generated"] >= out["nodes_expanded"]
+    assert out["kernels"] in ("aot", "jit") and out["load_seconds"] >= 0 <= out["kernel_seconds"]
+    stopped = solve(
+        random_48(), "-H", "manhattan", "--within", "1.01", "--timeout", "0.001", "--json"
+    )
+    out = json.loads(stopped.stdout)
+    assert stopped.returncode == 4 and out["ended"] == "timeout" and out["gap"] is None
+    assert out["within"] == 1.01
+
+
+def random_48() -> str:
+    from patterndb import Shape, make_goal, random_board
+
+    return str(random_board(Shape(7, 7), make_goal(Shape(7, 7)), np.random.default_rng(3)))
+
+
 def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
     for board in (korf(0)[0], korf(2)[0]):  # Korf's #1 and #3
         common = [

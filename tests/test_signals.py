@@ -307,3 +307,67 @@ def test_a_reader_that_stops_reading_ends_the_batch_quietly(tmp_path):
     p.stdout.close()  # as head does after its lines
     err = p.stderr.read()
     assert p.wait(timeout=120) == 0 and "Traceback" not in err and "Error" not in err, err
+
+
+def _bounded_7x7(*args):
+    """A bounded search on a random 48-puzzle on one thread, once its first solution is in and its
+    wider beams have run a while (a beam of 65,536 on 7x7 runs for tens of seconds)."""
+    board = subprocess.run(
+        [*SOLVER, "random", "--size", "7", "--seed", "4"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    p = start(board, "--anytime", "-j", "1", "-H", "linear-conflict", "--json", *args)
+    assert wait_for(lambda: "length" in p.stderr.readline()), "no first solution"
+    time.sleep(4)
+    assert p.poll() is None, "the search ended before the signal"
+    return p
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_bounded_search_on_7x7_stops_within_a_second_with_its_answer(sig, code):
+    """Its beams and windows ran on the main thread, where Python runs a signal's handler only
+    when the kernel under way returns: up to 29 s. They run in threads of their own."""
+    p = _bounded_7x7()
+    t = time.monotonic()
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    assert time.monotonic() - t < 1.0, f"took {time.monotonic() - t:.1f} s to stop"
+    assert p.returncode == code, err
+    d = json.loads(out)
+    assert d["ended"] == REASONS[sig] and d["length"] >= d["lower_bound"] > 0
+
+
+def test_a_second_sigterm_still_gets_the_answer():
+    """`timeout` sends SIGTERM to the command and then to its process group: the second one
+    killed the search before it printed its answer."""
+    p = _bounded_7x7()
+    p.send_signal(signal.SIGTERM)
+    time.sleep(0.05)  # (the first one handled)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert json.loads(out)["ended"] == "terminated"
+
+
+def test_after_a_stop_a_second_sigterm_asks_again_and_a_second_ctrl_c_acts_as_usual():
+    code = (
+        "import os, signal, time\n"
+        "from solver.cli.signals import stop_on_signals\n"
+        "with stop_on_signals(lambda reason: print(reason, flush=True)):\n"
+        "    os.kill(os.getpid(), signal.{}); time.sleep(0.2)\n"
+        "    os.kill(os.getpid(), signal.{}); time.sleep(0.2)\n"
+        "print('alive', flush=True)\n"
+    )
+    term = subprocess.run(
+        [sys.executable, "-c", code.format("SIGTERM", "SIGTERM")], capture_output=True, text=True
+    )
+    assert (term.returncode, term.stdout) == (0, "terminated\nterminated\nalive\n"), term
+    ctrl_c = subprocess.run(
+        [sys.executable, "-c", code.format("SIGINT", "SIGINT")], capture_output=True, text=True
+    )
+    assert ctrl_c.stdout == "interrupted\n" and "KeyboardInterrupt" in ctrl_c.stderr, ctrl_c
+
+
+REASONS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}

@@ -106,6 +106,8 @@ class Bounded:
     reason: str  # "optimal", "within" (the asked bound is proven), or why it stopped: "timeout", "interrupted"...
     # each better solution or higher bound, as it came
     updates: list[dict] = field(default_factory=list)
+    # what IDA*, the search that proved lower_bound, expanded and generated, and its iterations
+    proof_nodes: tuple[int, int, list] = (0, 0, [])
 
     @property
     def gap(self) -> float:
@@ -118,7 +120,11 @@ class Bounded:
         return self.solution.length == self.lower_bound
 
     def to_dict(self) -> dict:
+        expanded, generated, iterations = self.proof_nodes
         return self.solution.to_dict() | {
+            "nodes_expanded": expanded,
+            "nodes_generated": generated,
+            "iterations": iterations,
             "lower_bound": self.lower_bound,
             "gap": round(self.gap, 6),
             "optimal": self.optimal,
@@ -455,174 +461,238 @@ def solve_bounded(
     time-out). Raises SearchStopped only if stopped before any solution was found.
     hand_over(iterations, expanded, elapsed, seconds left): whether IDA* should give its
     cores to the upper bound's searches before the time-out (solver.bounded.handover)."""
-    from ..api import run  # (api imports the searches this module sits beside)
-
     if within is not None and not within >= 1.0:
         raise ValueError(f"--within must be at least 1.0, got {within}")
-    control = control or Control()
-    start = time.perf_counter()
-    bounds = _Bounds(on_update, start)
-    canon = plan.frame.to_canonical(board)  # (each admissible: a bound before any search)
-    bounds.lower = max(int(h(canon)) for h in (plan.heuristic, plan.rival) if h is not None)
-    ida_stop = StopFlag()
-    ida_out: dict = {}
-    # A time-out and a second upper-bound search to take IDA*'s cores: only then can they be handed over.
-    timeout_at = None if plan.options.timeout is None else start + plan.options.timeout
-    deadline = timeout_at if board.shape.n in ANCHORED_CELLS else None
-    helper: list[threading.Thread] = []
+    return _BoundedSearch(board, plan, within, control or Control(), on_update, hand_over).run(
+        weights, nodes, widths
+    )
 
-    def judge(state: SearchState, elapsed: float) -> None:
-        """Hand IDA*'s cores over (once) if its iteration cannot end before the time-out."""
-        if helper or deadline is None or bounds.best is None:
-            return
-        if not hand_over(state.iterations, state.expanded, elapsed, deadline - time.perf_counter()):
-            return
-        helper.append(
-            threading.Thread(
-                target=_deep_windows,
-                args=(plan, bounds, finished),
-                name="anytime deep windows",
-                daemon=True,
-            )
+
+class _BoundedSearch:
+    """One bounded search: IDA* for the lower bound in a thread of its own, the upper bound's
+    searches in another, and the caller's thread waiting for the end (so that a signal's
+    handler runs at once there, whatever kernel the others are in)."""
+
+    def __init__(
+        self,
+        board: Board,
+        plan: Plan,
+        within: float | None,
+        control: Control,
+        on_update: Update | None,
+        hand_over: Callable[[list[Iteration], int, float, float], bool],
+    ) -> None:
+        self.board, self.plan, self.within, self.control = board, plan, within, control
+        self.hand_over = hand_over
+        self.start = time.perf_counter()
+        self.bounds = _Bounds(on_update, self.start)
+        canon = plan.frame.to_canonical(board)  # (each admissible: a bound before any search)
+        self.bounds.lower = max(
+            int(h(canon)) for h in (plan.heuristic, plan.rival) if h is not None
         )
-        helper[0].start()
-        ida_stop.request(HANDED_OVER)
+        self.ida_stop = StopFlag()
+        self.ida_solution: Solution | None = None
+        self.ida_stopped: SearchStopped | None = None
+        self.ida_error: BaseException | None = None
+        self.ida_done = False
+        self.upper_error: BaseException | None = None
+        self.upper_done = False
+        self.abandoned = False  # (the caller's thread left: a second Ctrl-C)
+        self.timeout_at = (
+            None if plan.options.timeout is None else self.start + plan.options.timeout
+        )
+        # A time-out and a second upper-bound search to take IDA*'s cores: only then can they be
+        # handed over.
+        self.deadline = self.timeout_at if board.shape.n in ANCHORED_CELLS else None
+        self.helper: threading.Thread | None = None
+        self.ida = threading.Thread(target=self.lower, name="anytime lower bound", daemon=True)
 
-    def lower() -> None:
+    def judge(self, state: SearchState, elapsed: float) -> None:
+        """Hand IDA*'s cores over (once) if its iteration cannot end before the time-out."""
+        if self.helper is not None or self.deadline is None or self.bounds.best is None:
+            return
+        left = self.deadline - time.perf_counter()
+        if not self.hand_over(state.iterations, state.expanded, elapsed, left):
+            return
+        self.helper = threading.Thread(
+            target=_deep_windows,
+            args=(self.plan, self.bounds, self.finished),
+            name="anytime deep windows",
+            daemon=True,
+        )
+        self.helper.start()
+        self.ida_stop.request(HANDED_OVER)
+
+    def lower(self) -> None:
+        """IDA*, with what is left of the time-out (it starts after the first beams)."""
+        from ..api import run  # (api imports the searches this module sits beside)
+
         try:
-            # (started after the first beam: the time left, not the whole time-out, as IDA* keeps the time)
-            ida_plan = (
-                plan
-                if timeout_at is None
-                else dataclasses.replace(
-                    plan,
-                    options=dataclasses.replace(
-                        plan.options, timeout=max(timeout_at - time.perf_counter(), 1e-3)
-                    ),
+            plan = self.plan
+            if self.timeout_at is not None:
+                left = max(self.timeout_at - time.perf_counter(), 1e-3)
+                plan = dataclasses.replace(
+                    plan, options=dataclasses.replace(plan.options, timeout=left)
                 )
+            control = Control(
+                stop=self.ida_stop,
+                listener=_LowerBound(self.bounds, self.judge),
+                backend=self.control.backend,
+                split_nodes=self.control.split_nodes,
             )
-            ida_out["solution"] = run(
-                board,
-                ida_plan,
-                Control(
-                    stop=ida_stop,
-                    listener=_LowerBound(bounds, judge),
-                    backend=control.backend,
-                    split_nodes=control.split_nodes,
-                ),
-            )
+            self.ida_solution = run(self.board, plan, control)
         except SearchStopped as e:
-            ida_out["stopped"] = e
+            self.ida_stopped = e
         except BaseException as e:  # noqa: BLE001 - reported by the caller's thread
-            ida_out["error"] = e
-        with bounds.lock:
-            ida_out["done"] = True
-            bounds.lock.notify_all()
+            self.ida_error = e
+        with self.bounds.lock:
+            self.ida_done = True
+            self.bounds.lock.notify_all()
 
-    def met() -> str | None:
+    def met(self) -> str | None:
         """Why the search may end now (with bounds.lock held), or None."""
-        if "solution" in ida_out:
+        if self.ida_solution is not None:
             return "optimal"
-        if ida_out.get("done") and (not helper or "error" in ida_out):
-            return "error" if "error" in ida_out else ida_out["stopped"].reason
-        if control.stop.requested:
-            return control.stop.reason
-        if bounds.best is not None and bounds.lower:
-            if bounds.best.length <= bounds.lower:
+        if self.upper_error is not None or self.abandoned:
+            return "error" if self.upper_error is not None else "stopped"
+        if self.ida_done and (self.helper is None or self.ida_error is not None):
+            return "error" if self.ida_error is not None else self.ida_stopped.reason
+        if self.control.stop.requested:
+            return self.control.stop.reason
+        best, lower = self.bounds.best, self.bounds.lower
+        if best is not None and lower:
+            if best.length <= lower:
                 return "optimal"
-            if within is not None and bounds.best.length <= within * bounds.lower:
+            if self.within is not None and best.length <= self.within * lower:
                 return "within"
-        if timeout_at is not None and time.perf_counter() >= timeout_at:
-            return "timeout"  # (before IDA* starts, the first beams' time; after a hand-over, the windows')
+        if self.timeout_at is not None and time.perf_counter() >= self.timeout_at:
+            # (before IDA* starts, the first beams' time; after a hand-over, the windows')
+            return "timeout"
         return None
 
-    def finished() -> bool:
-        with bounds.lock:
-            return met() is not None
+    def finished(self) -> bool:
+        with self.bounds.lock:
+            return self.met() is not None
 
-    ida = threading.Thread(target=lower, name="anytime lower bound", daemon=True)
-    reason = None
-    try:
-        beside = (plan.options.jobs or os.cpu_count() or 1) > 1
-        # (in a second or two, on most boards)
-        tried = _first_solution(board, plan, bounds, widths, finished, beside)
-        ida.start()  # (only now: its threads, one a core, would slow the first beams)
-        # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
-        last = tried, 0.0
-        searched: set[tuple[bytes, bytes]] = set()
-        _shorten(board, plan, bounds, finished, searched)
-        for w in weights if board.shape.n in WEIGHTED_CELLS else ():
-            with bounds.lock:
-                reason = met()
-            if reason is not None:
-                break
-            if not _weighted(board, plan, bounds, w, nodes, finished):
-                break  # (a lower weight would need more nodes still)
-        _shorten(board, plan, bounds, finished, searched)
-        for width, heuristic in _beams(plan, tuple(w for w in widths[1:] if w > tried)):
-            with bounds.lock:
-                reason = met()
-            if reason is not None:
-                break
-            if heuristic is None and not _ends_in_time(board, last, width, timeout_at):
-                # (the windows' gain now, before a beam whose answer the time-out may never let come)
-                _shorten(board, plan, bounds, finished, searched, every_window=True)
-            began = time.perf_counter()
-            _beam(board, plan, bounds, width, finished, heuristic)
-            if heuristic is None:
-                last = (width, time.perf_counter() - began)
+    def upper(self, weights: tuple[float, ...], nodes: int, widths: tuple[int, ...]) -> None:
+        """The upper bound's searches, in turn, until the search may end; IDA* starts after
+        the first solution's beams (its threads, one a core, would slow them)."""
+        board, plan, bounds, finished = self.board, self.plan, self.bounds, self.finished
+        try:
+            beside = (plan.options.jobs or os.cpu_count() or 1) > 1
+            # (in a second or two, on most boards)
+            tried = _first_solution(board, plan, bounds, widths, finished, beside)
+            self.ida.start()
+            # the last beam on the plan's heuristic: width, seconds (the first's: its kernel's loading)
+            last = tried, 0.0
+            searched: set[tuple[bytes, bytes]] = set()
             _shorten(board, plan, bounds, finished, searched)
-        if board.shape.n in LAST_WINDOWS_CELLS:  # (the time the last beam leaves)
-            _shorten(board, plan, bounds, finished, searched, every_window=True)
+            for w in weights if board.shape.n in WEIGHTED_CELLS else ():
+                if finished() or not _weighted(board, plan, bounds, w, nodes, finished):
+                    break  # (a lower weight would need more nodes still)
+            _shorten(board, plan, bounds, finished, searched)
+            for width, heuristic in _beams(plan, tuple(w for w in widths[1:] if w > tried)):
+                if finished():
+                    break
+                if heuristic is None and not _ends_in_time(board, last, width, self.timeout_at):
+                    # (the windows' gain now, before a beam whose answer the time-out may never let come)
+                    _shorten(board, plan, bounds, finished, searched, every_window=True)
+                began = time.perf_counter()
+                _beam(board, plan, bounds, width, finished, heuristic)
+                if heuristic is None:
+                    last = (width, time.perf_counter() - began)
+                _shorten(board, plan, bounds, finished, searched)
+            if board.shape.n in LAST_WINDOWS_CELLS:  # (the time the last beam leaves)
+                _shorten(board, plan, bounds, finished, searched, every_window=True)
+        except BaseException as e:  # noqa: BLE001 - raised in the caller's thread
+            self.upper_error = e
         with bounds.lock:
-            while (reason := met()) is None:
-                bounds.lock.wait(POLL)
-    finally:
-        ida_stop.request(reason or "stopped")
-        if ida.ident is not None:  # (started)
-            ida.join()
-        for t in helper:
-            t.join()
-    if "error" in ida_out:
-        raise ida_out["error"]
-    if "solution" in ida_out:
-        bounds.offer(ida_out["solution"])
-        bounds.raise_lower(ida_out["solution"].length)
-    # (said with the whole search's time: IDA* may have started only at the end)
-    if bounds.best is None:
-        e = ida_out["stopped"]
-        raise SearchStopped(
-            e.reason,
-            e.algorithm,
-            e.lower_bound,
-            e.nodes_expanded,
-            e.nodes_generated,
-            time.perf_counter() - start,
-            e.iterations,
-            e.resumed_from,
+            self.upper_done = True
+            bounds.lock.notify_all()
+
+    def run(self, weights: tuple[float, ...], nodes: int, widths: tuple[int, ...]) -> Bounded:
+        upper = threading.Thread(
+            target=self.upper,
+            args=(weights, nodes, widths),
+            name="anytime upper bound",
+            daemon=True,
         )
-    best = bounds.best
-    proven = bounds.lower
-    # (in a race both sides' iterations prove bounds: the bound is the higher, from either)
-    proved_by = (
-        plan.heuristic.name
-        if plan.rival is None
-        else f"{plan.heuristic.name} or {plan.rival.name} (a race)"
-    )
-    result = Bounded(
-        best, proven, proved_by, "optimal" if best.length == proven else reason, bounds.updates
-    )
-    best.optimal = result.optimal
-    if best is not ida_out.get("solution"):
-        found_by = {
-            "wastar": "weighted A*",
-            "greedy": "greedy search",
-            "beam": "beam search",
-            "window": "a found solution, its windows searched again,",
-        }[best.algorithm]
-        best.proof = (
-            f"{found_by} found it; "
-            f"IDA* with admissible {proved_by} proved no solution is shorter than {proven}"
+        reason = None
+        try:
+            upper.start()
+            with self.bounds.lock:
+                # (a wait the caller's signal handlers interrupt: they run at once)
+                while (reason := self.met()) is None or not self.upper_done:
+                    self.bounds.lock.wait(POLL)
+        finally:
+            with self.bounds.lock:
+                self.abandoned = reason is None  # (left by an exception: end the searches)
+            self.ida_stop.request(reason or "stopped")
+            upper.join()
+            if self.ida.ident is not None:  # (started)
+                self.ida.join()
+            if self.helper is not None:
+                self.helper.join()
+        if self.upper_error is not None:
+            raise self.upper_error
+        if self.ida_error is not None:
+            raise self.ida_error
+        return self.result(reason)
+
+    def result(self, reason: str) -> Bounded:
+        bounds, plan = self.bounds, self.plan
+        if self.ida_solution is not None:
+            bounds.offer(self.ida_solution)
+            bounds.raise_lower(self.ida_solution.length)
+        proof_search = self.ida_solution or self.ida_stopped
+        if bounds.best is None:
+            # (said with the whole search's time: IDA* may have started only at the end)
+            e = self.ida_stopped
+            raise SearchStopped(
+                e.reason,
+                e.algorithm,
+                e.lower_bound,
+                e.nodes_expanded,
+                e.nodes_generated,
+                time.perf_counter() - self.start,
+                e.iterations,
+                e.resumed_from,
+            )
+        best = bounds.best
+        proven = bounds.lower
+        # (in a race both sides' iterations prove bounds: the bound is the higher, from either)
+        proved_by = (
+            plan.heuristic.name
+            if plan.rival is None
+            else f"{plan.heuristic.name} or {plan.rival.name} (a race)"
         )
-    best.seconds = time.perf_counter() - start
-    return result
+        result = Bounded(
+            best,
+            proven,
+            proved_by,
+            "optimal" if best.length == proven else reason,
+            bounds.updates,
+            proof_nodes=(
+                (0, 0, [])
+                if proof_search is None
+                else (
+                    proof_search.nodes_expanded,
+                    proof_search.nodes_generated,
+                    proof_search.iterations,
+                )
+            ),
+        )
+        best.optimal = result.optimal
+        if best is not self.ida_solution:
+            found_by = {
+                "wastar": "weighted A*",
+                "greedy": "greedy search",
+                "beam": "beam search",
+                "window": "a found solution, its windows searched again,",
+            }[best.algorithm]
+            best.proof = (
+                f"{found_by} found it; "
+                f"IDA* with admissible {proved_by} proved no solution is shorter than {proven}"
+            )
+        best.seconds = time.perf_counter() - self.start
+        return result

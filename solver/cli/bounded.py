@@ -58,12 +58,15 @@ def solve_within(
     quiet: bool,
     scheduler: str | None,
     cluster_timeout: float,
+    timings: dict | None = None,
 ) -> None:
     """Search, print what was found and proven, and exit: 0 when the asked bound (or, for
     --anytime, the optimum) is proven; else the stopped search's status, the best solution
     found and its bound printed all the same. With a scheduler, the IDA* that proves the
     bound runs its big iterations on that Dask cluster (the upper-bound searches here); a
-    cluster that fails is exit 5, as for the optimal search."""
+    cluster that fails is exit 5, as for the optimal search. timings: what --json adds about
+    the tables' and kernels' loading (load_seconds, kernels, kernel_seconds)."""
+    extra = {"within": within, **(timings or {})}
     control = Control()
     try:
         with (
@@ -77,16 +80,20 @@ def solve_within(
         raise UserError(str(e), EXIT_CLUSTER) from None
     except SearchStopped as e:  # (stopped before any solution)
         if as_json:
+            # (no solution: no gap; ended as the search was stopped)
+            answer = e.to_dict() | {"ended": e.reason, "gap": None} | extra
             click.echo(
-                json.dumps(e.to_dict() | {"board": str(board), "goal": str(plan.frame.goal)})
+                json.dumps(
+                    answer
+                    | {"board": str(board), "goal": str(plan.frame.goal)}
+                    | {"process_seconds": process_seconds()}
+                )
             )
         err(str(e))
         sys.exit(EXIT_STOPPED.get(e.reason, 4))
     sol = result.solution
     if as_json:
-        click.echo(
-            json.dumps(result.to_dict() | {"within": within, "process_seconds": process_seconds()})
-        )
+        click.echo(json.dumps(result.to_dict() | extra | {"process_seconds": process_seconds()}))
     else:
         click.echo(f"length: {sol.length}  {verdict(result)}")
         click.echo("tiles:  " + " ".join(str(t) for t in sol.moves))

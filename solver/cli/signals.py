@@ -1,9 +1,13 @@
 """Ctrl-C and SIGTERM as a clean stop of a long search.
 
 While a search runs, the first SIGINT or SIGTERM asks it to stop (the
-search then ends within a second with what it has proven); a second one
-gets the default behaviour back, so a user pressing Ctrl-C twice is never
-stuck. Handlers can only be set from the main thread; elsewhere this does
+search then ends within a second with what it has proven). After it a
+second SIGINT gets the default behaviour back, so a user pressing Ctrl-C
+twice is never stuck; a second SIGTERM asks again (and after the block,
+where the command prints its answer, is ignored), so the answer still
+comes: `timeout` sends SIGTERM to the command and then to its process
+group, and a container runtime sends one before its SIGKILL, both for the
+answer. Handlers can only be set from the main thread; elsewhere this does
 nothing.
 """
 
@@ -25,10 +29,11 @@ def stop_on_signals(request: Callable[[str], None]) -> Iterator[None]:
         yield
         return
     previous = {s: signal.getsignal(s) for s in REASONS}
+    received: list[int] = []
 
     def handler(signum, frame) -> None:
-        for s, h in previous.items():
-            signal.signal(s, h)  # a second signal acts as usual
+        received.append(signum)
+        signal.signal(signal.SIGINT, previous[signal.SIGINT])  # a second Ctrl-C acts as usual
         request(REASONS[signum])
 
     for s in REASONS:
@@ -38,3 +43,5 @@ def stop_on_signals(request: Callable[[str], None]) -> Iterator[None]:
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+        if signal.SIGTERM in received:  # (the command ends with its answer: a second one waits)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -372,6 +372,11 @@ def _solve_one(req: Request, opts: Options) -> None:
             quiet=req.quiet,
             scheduler=req.scheduler,
             cluster_timeout=req.cluster_timeout,
+            timings={
+                "load_seconds": round(plan.load_seconds, 6),
+                "kernels": kernel_origin,
+                "kernel_seconds": round(kernel_seconds, 6),
+            },
         )
         return
     warn_if_hopeless(plan, board_obj)
