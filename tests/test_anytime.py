@@ -145,6 +145,19 @@ def test_the_command_prints_the_bound_and_the_gap():
     assert out["updates"][-1]["lower_bound"] == 31
 
 
+def test_a_board_an_exact_table_covers_is_answered_optimally_with_gap_0():
+    r = solve("8672543_1", "--within", "1.05")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("length: 31  optimal") and "gap: 0.0%  (optimal" in r.stdout
+    j = json.loads(solve("8672543_1", "--anytime", "--json").stdout)
+    assert (j["length"], j["lower_bound"], j["gap"], j["ended"]) == (31, 31, 0, "optimal")
+
+
+def test_within_and_anytime_together_is_a_usage_error():
+    r = solve("8672543_1", "--within", "1.1", "--anytime")
+    assert r.returncode == 2 and "give one of them" in r.stderr
+
+
 def test_a_bounded_answers_json_counts_the_ida_that_proved_its_bound():
     """nodes_expanded, nodes_generated and iterations are IDA*'s (they said 0 and [] for an
     answer found by a beam), beside the timings an optimal answer gives; a search stopped before

@@ -168,3 +168,15 @@ def test_solver_compile_in_the_installed_package(installed):
     assert r.returncode == 0 and r.stdout.startswith("aot"), r.stdout + r.stderr
     solved = run(installed, "solver", "solve", "8672543_1", "--json")
     assert solved.returncode == 0 and '"kernels": "aot"' in solved.stdout, solved
+
+
+def test_a_checkout_keeps_its_tables_in_its_own_data_directory(monkeypatch):
+    """Run from the source checkout (no $PATTERNDB_DATA), tables go to its data/."""
+    from pathlib import Path
+
+    from patterndb.files.datadir import ENV_VAR, checkout_data_dir, data_dir_and_source
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert checkout_data_dir() == root / "data"
+    assert data_dir_and_source(None)[0] == root / "data"

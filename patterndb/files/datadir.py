@@ -28,7 +28,7 @@ def user_data_dir() -> Path:
 
 def checkout_data_dir() -> Path | None:
     """data/ of the source checkout this package runs from, or None for an installed package."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # (patterndb/files/datadir.py)
     return root / "data" if (root / "pyproject.toml").exists() else None
 
 

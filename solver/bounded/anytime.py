@@ -463,9 +463,22 @@ def solve_bounded(
     cores to the upper bound's searches before the time-out (solver.bounded.handover)."""
     if within is not None and not within >= 1.0:
         raise ValueError(f"--within must be at least 1.0, got {within}")
+    if plan.algorithm == "table":  # (an exact table's walk: the optimum at once, gap 0)
+        return _table_walk(board, plan, control or Control(), on_update)
     return _BoundedSearch(board, plan, within, control or Control(), on_update, hand_over).run(
         weights, nodes, widths
     )
+
+
+def _table_walk(board: Board, plan: Plan, control: Control, on_update: Update | None) -> Bounded:
+    from ..api import run
+
+    start = time.perf_counter()
+    sol = run(board, plan, control)
+    bounds = _Bounds(on_update, start)
+    bounds.offer(sol)
+    bounds.raise_lower(sol.length)
+    return Bounded(sol, sol.length, plan.heuristic.name, "optimal", bounds.updates)
 
 
 class _BoundedSearch:

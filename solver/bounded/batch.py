@@ -48,7 +48,7 @@ class BoundedBatch:
         (stopped before a first solution) or ClusterError."""
         board, frame = prepare(board, goal)
         plan = self._plan(frame)
-        if plan.algorithm != "idastar":
+        if plan.algorithm not in ("idastar", "table"):
             raise BoardError(
                 f"--within and --anytime prove their bound with IDA*, and this board would be "
                 f"solved by {plan.algorithm}: add --algorithm idastar"

@@ -135,7 +135,8 @@ lower bound."""
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Stop IDA* after this long and print what it proved (exit 4).",
+    help="Stop the search after this long and print what it proved (exit 4); with --within or "
+    "--anytime, the best solution found and its proven bound.",
 )
 @click.option(
     "--checkpoint",
@@ -179,14 +180,15 @@ lower bound."""
     type=click.FloatRange(min=1.0),
     default=None,
     metavar="R",
-    help="Return sooner a solution proven at most R times the optimal length (e.g. 1.05): weighted A* "
-    "finds solutions while IDA* raises the proven lower bound; 1.0 is the optimal search.",
+    help="Return sooner a solution proven at most R times the optimal length (e.g. 1.05): beams and "
+    "windows searched again find solutions while IDA* raises the proven lower bound; 1.0 is the "
+    "optimal search.",
 )
 @click.option(
     "--anytime",
     is_flag=True,
     help="Print each better solution and higher lower bound as found (stderr); end at the optimum, at "
-    "--timeout or at Ctrl-C with the best solution and the bound proven so far.",
+    "--timeout or at Ctrl-C with the best solution and the bound proven so far (not with --within).",
 )
 @click.option(
     "--quiet",
@@ -295,6 +297,10 @@ def _check_usage(req: Request) -> None:
         raise click.UsageError(
             "--within and --anytime are not for --checkpoint, --trace or --show-boards"
         )
+    if req.anytime and req.within is not None:
+        raise click.UsageError(
+            "--anytime goes on to the optimum and --within stops at a bound: give one of them"
+        )
     if req.bounded and req.algorithm not in (None, "idastar"):
         raise click.UsageError(
             "--within and --anytime prove their bound with IDA*: not with --algorithm "
@@ -359,7 +365,7 @@ def _solve_one(req: Request, opts: Options) -> None:
     if req.bounded:
         from .bounded import solve_within
 
-        if plan.algorithm != "idastar":
+        if plan.algorithm not in ("idastar", "table"):
             raise click.UsageError(
                 f"--within and --anytime prove their bound with IDA*, and this board would be "
                 f"solved by {plan.algorithm}: add --algorithm idastar"
