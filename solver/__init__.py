@@ -9,6 +9,8 @@ from patterndb.lazy import lazy_exports
 _EXPORTS = {
     "distance": ".api",
     "solve": ".api",
+    "solve_within": ".bounded.anytime",
+    "Bounded": ".bounded.anytime",
     "SearchStopped": ".solution",
     "Solution": ".solution",
 }

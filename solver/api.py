@@ -265,17 +265,17 @@ def solve(
     board, frame = prepare(board, goal, rows, cols)
     _check_data_dir(data_dir)
     opts = Options(
-        algorithm,
-        heuristic,
-        weight,
-        Path(data_dir) if data_dir else None,
-        max_nodes,
-        pattern,
-        tuple(Path(p) for p in pdb_files),
-        reflect,
-        jobs,
-        timeout,
-        prune,
+        algorithm=algorithm,
+        heuristic=heuristic,
+        weight=weight,
+        data_dir=Path(data_dir) if data_dir else None,
+        max_nodes=max_nodes,
+        pattern=pattern,
+        pdb_files=tuple(Path(p) for p in pdb_files),
+        reflect=reflect,
+        jobs=jobs,
+        timeout=timeout,
+        prune=prune,
     )
     if checkpoint is not None:
         control = dataclasses.replace(control or Control(), checkpoint=Path(checkpoint))

@@ -64,12 +64,25 @@ def _parse_line(text: str, rows: int | None, cols: int | None) -> tuple[Board, i
                     f"the expected length {tokens[-1]!r} after the board is not a whole number "
                     "of moves"
                 ) from None
+        if len(tokens) > 2 and _parses(tokens[0], rows, cols):
+            raise BoardError(
+                f"{len(tokens) - 1} more words after the board {tokens[0]}: a line holds one board "
+                "and perhaps its expected length"
+            ) from None
         if rows is None and cols is None and 1 < len(tokens) < 4:
             raise BoardError(
                 f"{len(tokens)} tiles: a batch takes one whole board a line (e.g. 1 2 3 4 5 6 7 8 0), "
                 "not a grid over several lines"
             ) from None
         raise first
+
+
+def _parses(text: str, rows: int | None, cols: int | None) -> bool:
+    try:
+        parse_board(text, rows, cols)
+    except BoardError:
+        return False
+    return True
 
 
 MAX_LINE = (

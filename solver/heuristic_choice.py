@@ -110,6 +110,25 @@ def built_groups(frame: Frame, data_dir: Path) -> list[str]:
     return [group_label(g) for g in sorted(groups)]
 
 
+def partly_built(frame: Frame, data_dir: Path) -> tuple[str, int, int] | None:
+    """(name, tables built, tables it needs) of a named partition of which some tables, not
+    all, are built (a build under way or stopped), strongest first; None if there is none."""
+    built = set()
+    for path in Path(data_dir).glob(f"pdb-{frame.key}-*.h5"):
+        try:
+            built.add(tuple(sorted(int(t) for t in read_attrs(path)["tiles"])))
+        except (TableError, KeyError):
+            continue
+    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
+        plain_only = any(map(is_zero_aware, part)) or not zero_aware_fits(frame.shape)
+        for spec in (name,) if plain_only else (f"z{name}", name):
+            groups = [tuple(sorted(g)) for g in parse_partition(spec, frame)]
+            have = sum(g in built for g in groups)
+            if 0 < have < len(groups):
+                return spec, have, len(groups)
+    return None
+
+
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
     """The first fully cached named partition (they are listed strongest first), zero-aware
     before plain."""
@@ -176,7 +195,14 @@ def choose_heuristic(opts: Options, frame: Frame, data_dir: Path, log: Log) -> H
     ]
     if h is None:
         groups = built_groups(frame, data_dir)
-        if groups:  # tables of the user's own groups: they name them with --pattern
+        partial = partly_built(frame, data_dir)
+        if partial is not None:  # (a build under way or stopped)
+            spec, have, need = partial
+            hint = (
+                f"; {spec} is incomplete: {have} of its {need} tables are built "
+                f"('{build_hint(frame, spec)}' builds the rest)"
+            )
+        elif groups:  # tables of the user's own groups: they name them with --pattern
             hint = (
                 f"; tables of tiles {', '.join(groups)} are: "
                 f"give --pattern {'/'.join(groups)} (disjoint groups) to use them"

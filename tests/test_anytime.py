@@ -153,11 +153,6 @@ def test_a_board_an_exact_table_covers_is_answered_optimally_with_gap_0():
     assert (j["length"], j["lower_bound"], j["gap"], j["ended"]) == (31, 31, 0, "optimal")
 
 
-def test_within_and_anytime_together_is_a_usage_error():
-    r = solve("8672543_1", "--within", "1.1", "--anytime")
-    assert r.returncode == 2 and "give one of them" in r.stderr
-
-
 def test_a_bounded_answers_json_counts_the_ida_that_proved_its_bound():
     """nodes_expanded, nodes_generated and iterations are IDA*'s (they said 0 and [] for an
     answer found by a beam), beside the timings an optimal answer gives; a search stopped before
@@ -182,8 +177,6 @@ def test_a_bounded_answers_json_counts_the_ida_that_proved_its_bound():
 
 
 def random_48() -> str:
-    from patterndb import Shape, make_goal, random_board
-
     return str(random_board(Shape(7, 7), make_goal(Shape(7, 7)), np.random.default_rng(3)))
 
 
@@ -218,8 +211,8 @@ def test_within_1_is_the_optimal_search_with_its_node_counts(pdb_dir):
             "--within and --anytime prove their bound with IDA*",
         ),
         (
-            ["8672543_1", "--anytime"],
-            "this board would be solved by table: add --algorithm idastar",
+            ["8672543_1", "--within", "1.1", "--anytime"],
+            "--anytime goes on to the optimum and --within stops at a bound: give one of them",
         ),
         (
             ["8672543_1", "--anytime", "--checkpoint", "x.ckpt"],
@@ -267,7 +260,7 @@ def test_a_batch_answers_each_board_within_its_bound_against_the_bfs_distance(
     # (0: below every bound of a scrambled board)
     f.write_text(f"{lines[0].rsplit(' ', 1)[0]} 0\nnot a board\n")
     r = solve("--file", str(f), *flags, "-a", "idastar", "-H", "manhattan")
-    assert r.returncode == 1 and "MISMATCH" in r.stdout and "1 not solvable boards" in r.stderr, (
+    assert r.returncode == 1 and "MISMATCH" in r.stdout and "1 bad line (said above)" in r.stderr, (
         r.stdout + r.stderr
     )
 
@@ -655,3 +648,15 @@ def test_a_time_out_that_comes_during_the_first_beams_ends_the_search_then():
         seconds
     )
     assert stopped.value.lower_bound >= int(plan.heuristic(frame.to_canonical(b)))
+
+
+def test_the_python_api_answers_within_a_bound_checked_against_exact_distances(distances):
+    from solver import solve_within
+
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        b = random_board(Shape(3, 3), make_goal(Shape(3, 3)), rng)
+        d = distances[(3, 3)][tuple(b.tiles.tolist())]
+        r = solve_within(str(b), 1.2, heuristic="manhattan", algorithm="idastar", jobs=1)
+        assert r.lower_bound <= d <= r.solution.length <= 1.2 * r.lower_bound
+        assert r.reason in ("within", "optimal") and r.solution.boards()[-1] == make_goal(b.shape)

@@ -169,6 +169,9 @@ def test_the_stop_button_ends_a_long_search_with_its_lower_bound(page):
         "document.querySelector('#status').textContent.includes('generated')", timeout=20000
     )
     shot(page, "searching")
+    # (the time since the search began ticks, whatever the search says)
+    ticked = page.text_content("#elapsed")
+    page.wait_for_function(f"document.querySelector('#elapsed').textContent !== '{ticked}'")
     asked = time.monotonic()
     page.click("#stop")
     page.wait_for_selector("#result[data-lower-bound]")
@@ -178,16 +181,22 @@ def test_the_stop_button_ends_a_long_search_with_its_lower_bound(page):
     assert 0 < bound <= 57
     assert f"no solution is shorter than {bound} moves" in page.text_content("#result")
     assert page.is_enabled("#solve") and not page.is_enabled("#stop")
+    assert page.text_content("#elapsed") == ""
     shot(page, "stopped")
 
 
 def test_a_bad_board_shows_the_command_lines_message(page):
+    """...and takes the last board's answer away, the board faded: it is not the one typed."""
+    set_board(page, "8 6 7 2 5 4 3 _ 1")
+    page.click("#solve")
+    page.wait_for_selector("#result:not([hidden])")
     for args in (["1 2 3 4 5 6 7 8 8"], ["1 2 3 4 5 6 8 7 _"], ["1 2 3 4 5"]):
         expected = cli_message(*args)
         set_board(page, args[0])
         page.wait_for_function(
             "m => document.querySelector('#message').textContent === m", arg=expected
         )
+        assert page.is_hidden("#result") and "stale" in page.get_attribute("#board", "class")
     shot(page, "bad-board")
 
 
@@ -201,6 +210,10 @@ def test_the_compare_view_fills_in(page):
     cells = [[td.text_content() for td in r.query_selector_all("td")] for r in rows]
     lengths = {(c[0], c[1]): c[2] for c in cells if len(c) == 7}
     assert lengths[("astar", "manhattan")] == lengths[("idastar", "linear-conflict")] == "31"
+    # (greedy search proves nothing, whatever the length it finds)
+    proven = {(c[0], c[1]): c[3] for c in cells if len(c) == 7}
+    assert proven[("astar", "manhattan")] == "yes" and "not proven" in proven.values()
+    assert page.text_content(".tab[data-view=solve-view]") == "Solution"
     assert page.text_content("#message") == ""
     shot(page, "compare")
 
@@ -229,3 +242,40 @@ def test_a_15_puzzle_with_tables_answers_quickly(page):
     assert page.get_attribute("#result", "data-length") == "57"
     assert "pdb-4x4" in page.text_content("#result")  # (the tables it used are named)
     assert took < 2.0, took  # (0.5 s is the aim with `best` tables on an idle machine)
+
+
+def test_a_missed_target_is_said_and_not_shown_as_met(page):
+    """A bounded answer stopped by its time limit before the gap asked for: its proof names
+    what was missed, in the colour of a miss, not of "optimal"."""
+    page.select_option("#size", "7x7")
+    page.click("#random")
+    page.wait_for_function("document.querySelector('#board').dataset.tiles.split(' ').length == 49")
+    page.select_option("#answer", "1.2")
+    page.fill("#timeout", "4")
+    page.click("#solve")
+    page.wait_for_selector("#result[data-gap]", timeout=60000)
+    proof = page.locator("#result dd.missed")
+    assert "the 20% asked for not reached" in proof.text_content()
+    assert page.locator("#result dd.optimal").count() == 0
+    shot(page, "within-missed")
+
+
+def test_seven_rows_or_columns_can_be_set_and_scrambled(page):
+    page.fill("#rows", "7")
+    page.fill("#cols", "5")
+    assert page.evaluate(
+        "['rows', 'cols'].every(id => document.getElementById(id).checkValidity())"
+    )
+    board = " ".join(map(str, [*range(1, 35), 0]))
+    page.fill("#board-text", board)
+    page.click("#set")
+    page.wait_for_function(f"document.querySelector('#board').dataset.tiles === '{board}'")
+    assert page.locator(".tile").count() >= 34
+    page.fill("#rows", "")
+    page.fill("#cols", "")
+    for size in ("5x7", "7x5"):
+        page.select_option("#size", size)
+        page.click("#random")
+        page.wait_for_function(
+            "document.querySelector('#board').dataset.tiles.split(' ').length == 35"
+        )

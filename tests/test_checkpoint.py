@@ -271,3 +271,14 @@ def test_kept_pieces_are_checked_like_the_rest(checkpoints, tmp_path):
     sol = resume(kw, write(tmp_path / "c.json", forged))
     assert sol.length == LENGTH and sol.nodes_expanded == whole.nodes_expanded
     assert sol.resumed_from["pieces_done"] == 2
+
+
+def test_an_answer_from_a_checkpoint_says_its_counts_are_the_saved_searchs(tmp_path):
+    args = ["solve", "5 1 3 4 9 2 7 8 0 6 11 12 13 10 14 15", "-H", "manhattan", "-j", "1"]
+    args += ["--checkpoint", str(tmp_path / "c.ckpt")]
+    first = CliRunner().invoke(solver_cli, args)
+    assert first.exit_code == 0 and "this run" not in first.output, first.output
+    again = CliRunner().invoke(solver_cli, args)
+    assert again.exit_code == 0 and "answered from checkpoint" in again.output
+    assert "generated over every run of the checkpoint" in again.output
+    assert "s this run" in again.output

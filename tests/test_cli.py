@@ -445,3 +445,25 @@ def test_help_texts_fit_80_columns_and_none_is_cut_off(cli):
         r = runner.invoke(cli, [name, "--help"], terminal_width=80)
         assert r.exit_code == 0, name
         assert max(len(ln) for ln in r.stdout.splitlines()) <= 80, (name, r.stdout)
+
+
+def test_a_mistyped_data_dir_is_refused_and_not_made(tmp_path):
+    typo = tmp_path / "typo" / "dir"
+    r = CliRunner().invoke(solver, ["solve", "8672543_1", "--data-dir", str(typo)])
+    assert r.exit_code == 2 and "mistyped" in r.output and not typo.parent.exists()
+    new = tmp_path / "new"  # (its parent exists: made when a table is built there)
+    assert CliRunner().invoke(solver, ["solve", "8672543_1", "--data-dir", str(new)]).exit_code == 0
+
+
+@pytest.mark.parametrize("option", ["--checkpoint-every", "--timeout", "--within"])
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_time_or_ratio_that_is_no_finite_number_is_a_usage_error(option, value):
+    r = CliRunner().invoke(solver, ["solve", "8672543_1", option, value])
+    assert r.exit_code == 2 and "not a finite number" in r.output
+
+
+def test_several_boards_on_standard_input_are_said_to_be_a_batch():
+    r = CliRunner().invoke(solver, ["solve", "-"], input="8672543_1\n863.54217\n")
+    assert r.exit_code == 2 and "2 boards, one a line" in r.output and "--file -" in r.output
+    grid = CliRunner().invoke(solver, ["solve", "-"], input="1 2 3\n4 5 6\n7 _ 8\n")
+    assert grid.exit_code == 0 and "length: 1  optimal" in grid.output

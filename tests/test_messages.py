@@ -110,11 +110,13 @@ def test_a_checkpoint_in_use_is_refused_to_a_second_search(tmp_path):
 
 def test_batch_lines_name_what_is_wrong(tmp_path):
     f = tmp_path / "b.txt"
-    f.write_text("1 2 3 4 5 6 7 _ 8 1x\n1 2 3\n4 5 6\n7 8 0\n")
+    f.write_text("1 2 3 4 5 6 7 _ 8 1x\n1 2 3\n4 5 6\n7 8 0\n863.54217 25 extra\n")
     r = CliRunner().invoke(solver, ["solve", "--file", str(f)])
     assert r.exit_code == 2
     assert "the expected length '1x' after the board is not a whole number of moves" in r.output
     assert "a batch takes one whole board a line" in r.output
+    assert "2 more words after the board 863.54217: a line holds one board" in r.output
+    assert "5 bad lines (said above)" in r.output
 
 
 def test_an_overlong_line_is_refused_before_it_costs_memory(tmp_path):
@@ -463,3 +465,20 @@ def test_pdb_list_flags_a_table_stored_under_another_groups_name(tmp_path):
         and f"{wrong.name}" in r.stdout
         and "its name and its attributes disagree" in r.stdout
     ), r.stdout
+
+
+def test_a_partly_built_partition_is_said_to_be_incomplete(tmp_path):
+    """A build under way or stopped leaves some of a partition's tables: the hint says which
+    partition and how many, not a partition of the tables that happen to be there."""
+    from patterndb import Frame, Shape, make_goal
+    from patterndb.files.catalog import build_pattern_file
+    from patterndb.puzzle.patterns import parse_partition
+
+    frame = Frame.for_goal(make_goal(Shape(3, 3)))
+    build_pattern_file(frame, parse_partition("4-4", frame)[0], tmp_path)
+    r = CliRunner().invoke(
+        solver, ["solve", "8 6 7 2 5 4 3 _ 1", "-H", "pdb", "--data-dir", str(tmp_path)]
+    )
+    assert r.exit_code == 3
+    assert "4-4 is incomplete: 1 of its 2 tables are built" in r.output
+    assert "pdb build --size 3 --pattern 4-4' builds the rest" in r.output

@@ -365,7 +365,11 @@ def test_after_a_stop_a_second_sigterm_asks_again_and_a_second_ctrl_c_acts_as_us
     )
     assert (term.returncode, term.stdout) == (0, "terminated\nterminated\nalive\n"), term
     ctrl_c = subprocess.run(
-        [sys.executable, "-c", code.format("SIGINT", "SIGINT")], capture_output=True, text=True
+        [sys.executable, "-c", code.format("SIGINT", "SIGINT")],
+        capture_output=True,
+        text=True,
+        # (as a terminal starts it: a test runner's worker may ignore SIGINT, and its children too)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert ctrl_c.stdout == "interrupted\n" and "KeyboardInterrupt" in ctrl_c.stderr, ctrl_c
 

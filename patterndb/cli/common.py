@@ -8,6 +8,7 @@ build there), never a traceback.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -83,7 +84,24 @@ def goal_option(fn: Callable) -> Callable:
 def _data_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
     if value is not None and not value.strip():  # (Path("") is the current directory)
         raise click.BadParameter("it is empty: name a directory (. for this one)")
-    return None if value is None else Path(value)
+    if value is None:
+        return None
+    path = Path(value)
+    parent = path.expanduser().absolute().parent
+    if not path.exists() and not parent.exists():  # (a typo: it would be made, parents and all)
+        raise click.BadParameter(f"{value} does not exist, nor does {parent}: is it mistyped?")
+    return path
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that refuses nan and inf: nan passes every comparison of a range, and a
+    time or ratio of inf is a typo's, not a wish."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
 
 
 def data_dir_option(fn: Callable) -> Callable:

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,9 +49,12 @@ from patterndb import Board
 from ..heuristics import Heuristic
 from ..ida import StopFlag
 from ..ida.state import Iteration, SearchState
-from ..plan import Control, Plan
+from ..plan import Control, Options, Plan
 from ..solution import NodeLimitReached, SearchStopped, Solution
 from .handover import cannot_end
+
+if TYPE_CHECKING:
+    from ..api import BoardLike
 
 WEIGHTS = (3.0, 2.0, 1.5, 1.3, 1.2, 1.1, 1.05, 1.02)
 NODES = 2_000_000  # nodes a weighted run may keep (about 0.4 GB on the 24-puzzle)
@@ -445,6 +449,34 @@ def _stopped_once(finished: Callable[[], bool]) -> Iterator[StopFlag]:
         watch.join()
 
 
+def solve_within(
+    board: BoardLike,
+    within: float | None = 1.05,
+    goal: BoardLike = "blank-last",
+    *,
+    timeout: float | None = None,
+    control: Control | None = None,
+    on_update: Update | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
+    **options,
+) -> Bounded:
+    """A solution proven at most within times the optimal length (None: go on to the optimum,
+    as --anytime), or the best found and the bound proven when timeout or control.stop ends
+    the search first (SearchStopped only if that comes before any solution). on_update is told
+    of each better solution or higher bound. options: those of Options (pattern, heuristic,
+    data_dir, jobs, prune, ...), as solver.solve takes them.
+
+        from solver import solve_within
+        r = solve_within(board, 1.05, timeout=60)   # r.solution, r.lower_bound, r.gap, r.reason
+    """
+    from ..api import make_plan, prepare
+
+    board, frame = prepare(board, goal, rows, cols)
+    plan = make_plan(frame, Options(**options, timeout=timeout))
+    return solve_bounded(board, plan, within, control, on_update)
+
+
 def solve_bounded(
     board: Board,
     plan: Plan,
@@ -701,7 +733,7 @@ class _BoundedSearch:
                 "wastar": "weighted A*",
                 "greedy": "greedy search",
                 "beam": "beam search",
-                "window": "a found solution, its windows searched again,",
+                "window": "searching a found solution's windows again",
             }[best.algorithm]
             best.proof = (
                 f"{found_by} found it; "

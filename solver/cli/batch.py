@@ -19,6 +19,7 @@ from ..solution import ClusterError, SearchStopped
 from .common import (
     EXIT_CLUSTER,
     EXIT_STOPPED,
+    bad_lines,
     boards,
     err,
     load_kernels,
@@ -141,9 +142,10 @@ def solve_file(
             if t["checked"]
             else "no expected lengths to check"
         )
-    for key, what in (("error", "not solvable boards"), ("stopped", "stopped early")):
-        if t[key]:
-            summary += f"; {t[key]} {what}"
+    if t["error"]:
+        summary += f"; {bad_lines(t['error'])}"
+    if t["stopped"]:
+        summary += f"; {boards(t['stopped'])} stopped early"
     err(summary)
     if failed is not None:
         err(f"error: {failed}; {boards(lost)} not solved")

@@ -20,7 +20,15 @@ from ..batch import Entry, iter_batch
 from ..bounded.batch import BoundedBatch, consistent
 from ..solution import ClusterError, SearchStopped
 from .bounded import progress
-from .common import EXIT_CLUSTER, EXIT_STOPPED, boards, connect_cluster, err, process_seconds
+from .common import (
+    EXIT_CLUSTER,
+    EXIT_STOPPED,
+    bad_lines,
+    boards,
+    connect_cluster,
+    err,
+    process_seconds,
+)
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 from .signals import stop_on_signals
 
@@ -122,7 +130,9 @@ def _answer(
             except SearchStopped as x:  # (stopped before any solution)
                 tally["answered"] += 1
                 if as_json:
-                    click.echo(json.dumps(x.to_dict() | {"board": str(e.board)} | where))
+                    # (no solution: no gap; ended as the search was stopped)
+                    answer = x.to_dict() | {"ended": x.reason, "gap": None, "within": within}
+                    click.echo(json.dumps(answer | {"board": str(e.board)} | where))
                 else:
                     click.echo(
                         f"{e.line:>5} {'-':>6} {x.lower_bound:>6} {'-':>6} {e.expected or '':>8} "
@@ -171,7 +181,7 @@ def _answer(
     if t["mismatch"]:
         summary += f"; {t['mismatch']} MISMATCH(ES) against expected lengths"
     if t["error"]:
-        summary += f"; {t['error']} not solvable boards"
+        summary += f"; {bad_lines(t['error'])}"
     if not quiet or t["mismatch"]:
         err(summary)
     if failed is not None:

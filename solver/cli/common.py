@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from patterndb import PuzzleError, TableError
-from patterndb.cli.common import TABLE_EXIT
+from patterndb.cli.common import TABLE_EXIT, UserError
 
 from .signals import EXIT_CODES as EXIT_CODES_BY_SIGNAL
 
@@ -25,7 +25,18 @@ def err(msg: str) -> None:
 
 
 def read_board(board: str) -> str:
-    return sys.stdin.read() if board == "-" else board
+    """The board argument, or standard input's for "-" (where several boards, one a line, are a
+    batch: said so, not parsed as one grid)."""
+    if board != "-":
+        return board
+    text = sys.stdin.read()
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and all(len(tokens) == 1 for tokens in lines):
+        raise UserError(
+            f"standard input holds {len(lines)} boards, one a line: "
+            "solve them as a batch with --file -"
+        )
+    return text
 
 
 def shape_kwargs(size, rows, cols) -> dict:
@@ -142,3 +153,8 @@ def json_errors(fn: Callable) -> Callable:
 def boards(n: int) -> str:
     """'1 board', '2 boards'."""
     return f"{n} board{'' if n == 1 else 's'}"
+
+
+def bad_lines(n: int) -> str:
+    """A batch's lines that were no board to solve (each said as it came)."""
+    return f"{n} bad line{'' if n == 1 else 's'} (said above)"

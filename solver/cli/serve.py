@@ -8,7 +8,7 @@ import threading
 
 import click
 
-from patterndb.cli.common import UserError, data_dir_option, guarded
+from patterndb.cli.common import FiniteFloatRange, UserError, data_dir_option, guarded
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -29,7 +29,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 )
 @click.option(
     "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=600.0,
     show_default=True,
     help="The longest a search may run before it stops with what it proved.",

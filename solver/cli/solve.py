@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from patterndb.cli.common import UserError, data_dir_option, goal_option, guarded, shape_options
+from patterndb.cli.common import (
+    FiniteFloatRange,
+    UserError,
+    data_dir_option,
+    goal_option,
+    guarded,
+    shape_options,
+)
 from patterndb.files.machines import DEFAULT_DEPTH, DEPTH_MAX
 from patterndb.puzzle.patterns import CATALOGUES, names_per_board
 
@@ -48,9 +55,13 @@ def print_solution(sol: Solution, show_boards: bool) -> None:
     if show_boards:
         for i, b in enumerate(sol.boards()):
             click.echo(f"-- {i}\n{b.grid()}")
+    resumed = sol.resumed_from is not None
     click.echo(
         f"{sol.algorithm} / {sol.heuristic}: {sol.nodes_expanded:,} expanded, "
-        f"{sol.nodes_generated:,} generated, {sol.seconds:.3f}s"
+        f"{sol.nodes_generated:,} generated"
+        + (" over every run of the checkpoint" if resumed else "")
+        + f", {sol.seconds:.3f}s"
+        + (" this run" if resumed else "")
     )
 
 
@@ -132,7 +143,7 @@ lower bound."""
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
     help="Stop the search after this long and print what it proved (exit 4); with --within or "
@@ -146,7 +157,7 @@ lower bound."""
 )
 @click.option(
     "--checkpoint-every",
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     default=SAVE_INTERVAL,
     show_default=True,
     metavar="SECONDS",
@@ -169,7 +180,7 @@ lower bound."""
 )
 @click.option(
     "--cluster-timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=20.0,
     show_default=True,
     metavar="SECONDS",
@@ -177,7 +188,7 @@ lower bound."""
 )
 @click.option(
     "--within",
-    type=click.FloatRange(min=1.0),
+    type=FiniteFloatRange(min=1.0),
     default=None,
     metavar="R",
     help="Return sooner a solution proven at most R times the optimal length (e.g. 1.05): beams and "

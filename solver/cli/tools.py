@@ -12,6 +12,7 @@ import numpy as np
 
 from patterndb import make_goal, random_board, scramble
 from patterndb.cli.common import (
+    FiniteFloatRange,
     UserError,
     data_dir_option,
     goal_option,
@@ -77,7 +78,7 @@ def plot_cmd(source: Path, out: Path) -> None:
 @click.option("--play", is_flag=True, help="Show the boards one after another in the terminal.")
 @click.option(
     "--delay",
-    type=click.FloatRange(min=0.0, max=10.0),
+    type=FiniteFloatRange(min=0.0, max=10.0),
     default=0.3,
     show_default=True,
     help="Seconds per move, for --play and the SVG.",

@@ -220,16 +220,15 @@ class Searches:
     @staticmethod
     def _bounded(req: SolveRequest, plan: Plan, stop: StopFlag, emit: Emit) -> dict:
         """The answer with a proven bound (solver.bounded.anytime), each better solution or bound an event."""
-        if plan.algorithm != "idastar":  # (a small board's exact table: the optimum at once)
-            return {"event": "solution"} | run(req.board, plan).to_dict()
+        within = None if req.anytime else req.within
         result = solve_bounded(
             req.board,
             plan,
-            None if req.anytime else req.within,
+            within,
             Control(stop=stop),
             lambda e: emit({"event": "bounded"} | {k: v for k, v in e.items() if k != "moves"}),
         )
-        return {"event": "solution"} | result.to_dict()
+        return {"event": "solution"} | result.to_dict() | {"within": within}
 
     def compare(self, req: SolveRequest, stop: StopFlag, emit: Emit) -> None:
         """The same board under each algorithm and heuristic of COMPARE_ROWS, a row event each."""

@@ -86,6 +86,7 @@ function boardText() {
 function setBoard(data) {
   Object.assign(state, { rows: data.rows, cols: data.cols, tiles: data.tiles.slice(), goal: data.goal_tiles.slice() });
   $("board").replaceChildren();
+  $("board").classList.remove("stale");
   forget();
   draw();
   $("board-text").value = boardText();
@@ -109,7 +110,11 @@ async function enter(e) {
   try {
     setBoard(await ask("/api/board", { board: $("board-text").value, goal: $("goal").value, rows, cols }));
     state.goalName = $("goal").value;
-  } catch (err) { say(err.message); }
+  } catch (err) {  // (the board on screen is not the one typed: its answer goes, the board fades)
+    forget();
+    $("board").classList.add("stale");
+    say(err.message);
+  }
 }
 
 async function generate(moves) {
@@ -156,7 +161,16 @@ async function stream(path, body, onEvent) {
   }
 }
 
+// While a search runs, the time since it began ticks beside the status line, which changes
+// only when the search says something (a long iteration says nothing for a while).
 function busy(on) {
+  clearInterval(state.ticking);
+  if (on) {
+    const began = performance.now();
+    const tick = () => { $("elapsed").textContent = clock((performance.now() - began) / 1000); };
+    tick();
+    state.ticking = setInterval(tick, 500);
+  } else $("elapsed").textContent = "";
   state.busy = on;
   for (const id of ["solve", "compare", "set", "scramble", "random", "reset"]) $(id).disabled = on;
   $("stop").disabled = !on;
@@ -197,7 +211,7 @@ async function solve() {
         const why = { stopped: "stopped (you pressed Stop)", timeout: "stopped at its time limit",
                       limit: "stopped at its node limit" }[ev.reason] || ev.reason;
         showResult([["search", `${ev.algorithm} ${why}`],
-                    ["proven", `no solution is shorter than ${ev.lower_bound} moves`, "optimal"],
+                    ["proven", `no solution is shorter than ${ev.lower_bound} moves`, "missed"],
                     ["nodes", `${ev.nodes_expanded.toLocaleString()} expanded, ${ev.nodes_generated.toLocaleString()} generated`],
                     ["time", `${ev.seconds.toFixed(1)} s`]]);
         $("result").dataset.lowerBound = ev.lower_bound;
@@ -220,6 +234,21 @@ function showResult(pairs) {
   dl.hidden = false;
 }
 
+// The bound a bounded answer proved: green where it met what was asked (the optimum, or the
+// gap asked for), amber with what was missed where the search stopped first.
+function proven(sol) {
+  const text = `no solution is shorter than ${sol.lower_bound}: gap ${(100 * sol.gap).toFixed(1)}%`;
+  if (sol.ended === "within" || sol.ended === "optimal") return ["proven", text, "optimal"];
+  const asked = sol.within ? `the ${Math.round(100 * (sol.within - 1))}% asked for` : "the optimum";
+  return ["proven", `${text} (${sol.ended}): ${asked} not reached`, "missed"];
+}
+
+function tableNames(files) {
+  if (!files.length) return "none";
+  const shown = files.slice(0, 3).join(", ");
+  return files.length > 3 ? `${files.length} files: ${shown} and ${files.length - 3} more` : shown;
+}
+
 function showSolution(sol, info, ms) {
   state.solution = sol;
   state.start = state.tiles.slice();
@@ -229,11 +258,11 @@ function showSolution(sol, info, ms) {
   showResult([
     ["length", `${sol.length} moves`],
     ["", sol.optimal ? `optimal (${sol.proof})` : `not proven optimal (${sol.proof})`, sol.optimal ? "optimal" : ""],
-    ...(bounded ? [["proven", `no solution is shorter than ${sol.lower_bound}: gap ${(100 * sol.gap).toFixed(1)}%` +
-                    (sol.ended === "within" || sol.ended === "optimal" ? "" : ` (${sol.ended})`), "optimal"]] : []),
+    ...(bounded ? [proven(sol)] : []),
     ["search", `${sol.algorithm} / ${sol.heuristic}`],
-    ["tables", (info.tables && info.tables.length) ? info.tables.join(", ") : "none"],
-    ["nodes", `${sol.nodes_expanded.toLocaleString()} expanded, ${sol.nodes_generated.toLocaleString()} generated`],
+    ["tables", tableNames(info.tables || [])],
+    ["nodes", (bounded ? "IDA*, for the bound: " : "") +
+              `${sol.nodes_expanded.toLocaleString()} expanded, ${sol.nodes_generated.toLocaleString()} generated`],
     ["time", `${sol.seconds.toFixed(3)} s searching, ${(ms / 1000).toFixed(3)} s on this page`],
   ]);
   $("result").dataset.length = sol.length;
@@ -311,7 +340,7 @@ async function compare() {
       if (ev.event === "row") {
         const tr = document.createElement("tr");
         const cells = ev.message === undefined
-          ? [ev.algorithm, ev.heuristic, ev.length, ev.optimal ? "yes" : "no", ev.nodes_expanded.toLocaleString(),
+          ? [ev.algorithm, ev.heuristic, ev.length, ev.optimal ? "yes" : "not proven", ev.nodes_expanded.toLocaleString(),
              ev.nodes_generated.toLocaleString(), ev.seconds.toFixed(3)]
           : [ev.algorithm, ev.heuristic];
         for (const v of cells) { const td = document.createElement("td"); td.textContent = v; tr.append(td); }
