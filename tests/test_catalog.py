@@ -157,7 +157,7 @@ def test_catalogue_on_15_puzzles(pdb_dir):
 
 
 def test_bench_korf24_says_a_bad_pattern_in_one_line(tmp_path):
-    """A spec the benchmark cannot parse (catalogues are passed as specs) used to end in a traceback."""
+    """A spec the benchmark cannot parse (catalogues are passed as specs) is one line, no traceback."""
     import subprocess
     import sys
 

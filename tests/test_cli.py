@@ -363,7 +363,7 @@ def test_pdb_build_also_builds_the_move_pruning_machine(tmp_path):
 
 
 def test_pdb_info_json_on_a_move_pruning_file_and_verify_with_malformed_attributes(tmp_path):
-    """Both used to end in tracebacks; now one line each."""
+    """Each is one line, not a traceback."""
     import json
 
     import h5py

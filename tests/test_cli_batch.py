@@ -110,8 +110,8 @@ def test_batch_from_stdin_and_non_text_files(run, tmp_path):
 
 
 def test_a_batch_streams_each_row_is_printed_before_the_next_line_is_read(tmp_path):
-    """--file reads as it solves (100,000 boards used to be all read and parsed first):
-    the first board's row comes out while standard input is still open."""
+    """--file reads as it solves, not the whole file first: the first board's row comes out
+    while standard input is still open."""
     import subprocess
     import sys
 

@@ -163,7 +163,7 @@ def test_verify_checks_the_name_against_the_attributes(tmp_path):
 @pytest.mark.parametrize("entries", [300, 2000])
 def test_entries_shrunk_with_a_recomputed_digest_are_refused_on_load(tmp_path, entries):
     """A table that claims fewer placements than its group has would let the search read past it
-    (with entries=300 it used to end in an IndexError traceback): the count is checked on every load."""
+    (entries=300): the count is checked on every load, and such a table is refused."""
     from patterndb.files.catalog import build_pattern_file, pattern_path
     from solver import solve
 

@@ -30,8 +30,7 @@ def test_one_holder_at_a_time_and_no_file_left(tmp_path):
 
 
 def test_a_build_that_only_waited_says_it_found_the_table_built(tmp_path, capsys):
-    """A second `pdb build` of the same table waits, then says it found the table built (it used to
-    print nothing about it)."""
+    """A second `pdb build` of the same table waits, then says it found the table built."""
     from patterndb.files.buildcheck import build_lock
 
     path = tmp_path / "t.h5"

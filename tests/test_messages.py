@@ -220,7 +220,7 @@ def test_a_lock_left_by_a_killed_build_is_listed_and_cleaned(tmp_path):
 
 def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path):
     """The first tenth of a second imports numpy and click, and a first solve imports numba: a
-    Ctrl-C then used to print a Python traceback (numba's, as an ImportError). From the moment the
+    Ctrl-C then must not print a Python traceback (numba's, as an ImportError). From the moment the
     command's own code runs, it is "interrupted" and exit 130 (a signal during the interpreter's
     own start-up, before any of it, is Python's)."""
     handled = 0
@@ -278,7 +278,7 @@ def test_ctrl_c_turned_into_another_error_by_an_extension_is_still_one_line(tmp_
 
 
 def test_a_table_of_another_group_is_named_in_plain_numbers(tmp_path):
-    """The mismatch used to read "tiles=array([1, 2, 4, 5, 8])"."""
+    """The mismatch names the tiles in plain numbers (not "tiles=array([1, 2, 4, 5, 8])")."""
     from patterndb import Frame, Shape, TableError, make_goal
     from patterndb.files.catalog import build_pattern_file, load_pattern, pattern_path
 
@@ -303,7 +303,7 @@ def test_pdb_pack_says_why_it_kept_a_file(tmp_path):
 
 def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatch):
     """Where the data directory cannot keep the move-pruning machine, it is kept in the user's
-    cache, and that is the path printed (it used to print the data directory's, where nothing was)."""
+    cache, and that is the path printed (not the data directory's, where nothing is)."""
     import shutil
 
     from patterndb.files import machines
@@ -355,8 +355,7 @@ def test_a_build_says_what_it_will_take_and_a_refused_one_says_only_why(tmp_path
 
 
 def test_h_pdb_names_the_custom_tables_that_are_built(tmp_path):
-    """-H pdb with only a partition of the user's own built used to say "no pattern databases
-    cached": it names them and how to ask for them."""
+    """-H pdb with only a partition of the user's own built names them and how to ask for them."""
     r = CliRunner().invoke(
         pdb, ["build", "--size", "3", "--pattern", "1-3/4-8", "--data-dir", str(tmp_path), "-q"]
     )

@@ -224,8 +224,8 @@ def test_a_remembered_machine_is_read_without_hdf5_and_still_checked(tmp_path, m
 
 
 def test_concurrent_first_builds_of_a_machine_build_it_once(tmp_path, monkeypatch):
-    """Three first solves side by side used to build the machine each. A lock file makes
-    the others wait and read the one built."""
+    """Three first solves side by side build the machine once: a lock file makes the others
+    wait and read the one built."""
     import threading
     import time
 
@@ -305,7 +305,8 @@ def test_the_searched_machine_is_the_one_an_earlier_builder_made():
 
 
 def test_a_machine_too_big_for_the_memory_is_refused_before_its_build(tmp_path, monkeypatch):
-    """--prune 20 on 4x4 used to take 286 s and 15 GB with no warning."""
+    """--prune 20 on 4x4 (286 s and 15 GB to build) says what it costs, and is refused where the
+    memory is not there."""
     from click.testing import CliRunner
 
     from patterndb.files import machines

@@ -32,8 +32,8 @@ def test_no_absurd_eta_early_and_no_level_past_the_maximum():
 
 
 def test_redrawn_lines_fit_the_terminal(monkeypatch):
-    """The build and status lines (about 100 and 90 characters) used to wrap in an 80-column
-    terminal and left a stale copy per redraw."""
+    """The build and status lines fit an 80-column terminal (a wrapped line leaves a stale
+    copy per redraw)."""
     from patterndb.build.progress import fit
 
     monkeypatch.setenv("COLUMNS", "40")

@@ -110,8 +110,7 @@ def test_node_limit_is_reported(data_dir):
 
 
 def test_the_api_takes_tiles_as_a_sequence_and_names_no_cli_flags_in_its_errors():
-    """A list of tiles used to be refused ('a board must be a string'), and API errors
-    spoke of --weight."""
+    """A list of tiles is a board, and the API's errors name its own arguments (not --weight)."""
     import numpy as np
 
     from patterndb import BoardError

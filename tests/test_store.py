@@ -154,7 +154,7 @@ def test_two_builds_of_one_table_build_it_once(tmp_path, monkeypatch):
 def test_a_read_only_data_directory_keeps_its_state_in_the_users_cache(
     pdb_dir, tmp_path, monkeypatch
 ):
-    """A data directory this process cannot write (a shared, read-only one) used to make every
+    """A data directory this process cannot write (a shared, read-only one) does not make every
     solve rebuild the move-pruning machine and hash every table again. Writes to it fail here
     as they would on a read-only mount (root may write anywhere, so they are made to fail)."""
     from patterndb.files import machines
@@ -219,7 +219,7 @@ def _run_limited(code, size_bytes, tmp_path):
 
 
 def test_a_failed_table_write_is_one_line_and_keeps_nothing(tmp_path):
-    """A full disk during the HDF5 write used to give a traceback after the whole build."""
+    """A full disk during the HDF5 write is one line, and nothing half-written is kept."""
     data = tmp_path / "data"
     p = _run_limited(
         {

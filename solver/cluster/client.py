@@ -177,7 +177,7 @@ def _ctrl_c_held() -> Iterator[None]:
     """SIGINT ignored while a LocalCluster starts its worker processes: they inherit that (an
     ignored signal stays ignored across exec, and Python then leaves it so), so a terminal's
     Ctrl-C, sent to the whole process group, reaches this process alone: it stops the search and
-    closes the cluster, where each worker used to print a KeyboardInterrupt traceback. (A Ctrl-C
+    closes the cluster, and no worker prints a KeyboardInterrupt traceback. (A Ctrl-C
     in those 1-2 s is lost; a worker the nanny restarts later does not inherit it.)"""
     hold = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if hold else None

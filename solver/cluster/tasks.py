@@ -152,8 +152,8 @@ class _Running:
     stop a running task, so the client cancels a stopped iteration's running tasks and one
     thread here looks every STOP_POLL seconds, in this worker's own state, whether the
     scheduler has cancelled any: the task stops within milliseconds and frees its worker.
-    (Each task used to watch a Dask Event through the scheduler, a message every tenth of a
-    second a task: on 2 cores that doubled what a task cost beside its search, 2.5 to 5 ms.)"""
+    (A Dask Event watched through the scheduler costs a message every tenth of a second a
+    task: on 2 cores that doubles what a task costs beside its search.)"""
 
     def __init__(self) -> None:
         self.flags: dict = {}  # key -> (worker, flag)
