@@ -501,3 +501,26 @@ def test_a_port_in_use_is_one_line(web_server):
         out.stderr.strip()
         == f"error: cannot listen on 127.0.0.1:{web_server.port}: Address already in use"
     )
+
+
+def test_stopping_a_busy_server_ends_its_searches_at_once_and_quietly(tmp_path):
+    """Ctrl-C or SIGTERM stops every search first: the page's stream ends with its "stopped"
+    event, and the server is gone within a second, with no traceback."""
+    import signal
+
+    from .web_server import start_server, stop_server
+
+    server = start_server(tmp_path)
+    try:
+        res = long_search(server, "busy")
+        t = time.monotonic()
+        server.process.send_signal(signal.SIGINT)
+        events = rest(res)
+        server.process.wait(10)
+        took = time.monotonic() - t
+        err = server.process.stderr.read()
+    finally:
+        stop_server(server)
+    assert events[-1]["event"] == "stopped" and events[-1]["lower_bound"] > 0
+    assert took < 1.0, took
+    assert "Traceback" not in err and "ERROR" not in err, err

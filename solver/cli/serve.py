@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+from collections.abc import Callable
 
 import click
 
@@ -91,8 +92,22 @@ def serve(
     click.echo(f"serving http://{shown}:{bound}/ to {who}; Ctrl-C stops", err=True)
     sys.stderr.flush()
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, access_log=False)
-    server = uvicorn.Server(config)
+    server = _stopping_server(uvicorn, config, app.state.searches.stop_all)
     try:
         server.run(sockets=[sock])
     finally:
         app.state.searches.stop_all()
+
+
+def _stopping_server(uvicorn, config, stop_searches: Callable[[], None]):
+    """uvicorn's server, whose Ctrl-C or SIGTERM first stops every search: each page's stream then
+    ends with its "stopped" event, and the shutdown waits for none of them (a search left
+    running holds its connection past the graceful time, and uvicorn cancels it with a
+    traceback). (uvicorn is imported only by the command: the web extra is optional.)"""
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            stop_searches()
+            super().handle_exit(sig, frame)
+
+    return Server(config)
