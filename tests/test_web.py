@@ -524,3 +524,26 @@ def test_stopping_a_busy_server_ends_its_searches_at_once_and_quietly(tmp_path):
     assert events[-1]["event"] == "stopped" and events[-1]["lower_bound"] > 0
     assert took < 1.0, took
     assert "Traceback" not in err and "ERROR" not in err, err
+
+
+def test_a_client_gone_before_its_request_body_leaves_no_traceback(tmp_path):
+    import signal
+    import socket
+
+    from .web_server import start_server, stop_server
+
+    server = start_server(tmp_path)
+    try:
+        for _ in range(3):
+            with socket.create_connection((server.host, server.port)) as s:
+                s.sendall(
+                    b"POST /api/solve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"board": '
+                )
+        assert server.post("/api/board", {"board": "8672543_1"})[0] == 200  # (still serving)
+    finally:
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(10)
+        err = server.process.stderr.read()
+        stop_server(server)
+    assert "Traceback" not in err and "ClientDisconnect" not in err, err

@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -141,6 +141,11 @@ def create_app(
 
         return endpoint
 
+    async def gone(request: Request, exc: Exception) -> Response:
+        """A client that closed its connection before its request's body came: nobody to
+        answer, nothing to log."""
+        return Response(status_code=400)
+
     async def refused(request: Request, exc: Exception) -> Response:
         if isinstance(exc, RequestError):
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
@@ -163,7 +168,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=middleware,
-        exception_handlers={RequestError: refused, HTTPException: refused},
+        exception_handlers={
+            RequestError: refused,
+            HTTPException: refused,
+            ClientDisconnect: gone,
+        },
     )
     app.state.searches = searches
     return app
