@@ -1,6 +1,7 @@
 """What a careful user meets: every message says what is true, names what is wrong, and never
 advises deleting a file that is not ours; bad input is refused before it costs anything."""
 
+import contextlib
 import json
 import os
 import signal
@@ -313,14 +314,16 @@ def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatc
     for f in pdb_dir.glob("pdb-4x4-*.h5"):
         shutil.copyfile(f, data / f.name)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    real = machines.write_machine
+    real = machines.atomic
 
-    def write(path, *a):
-        if path.parent == data:
+    @contextlib.contextmanager
+    def atomic(path):  # (a read-only data directory: root may write anywhere)
+        if Path(path).parent == data:
             raise OSError(30, "Read-only file system")
-        return real(path, *a)
+        with real(path) as tmp:
+            yield tmp
 
-    monkeypatch.setattr(machines, "write_machine", write)
+    monkeypatch.setattr(machines, "atomic", atomic)
     monkeypatch.setattr(machines, "_memo", {})
     r = CliRunner().invoke(
         pdb,
@@ -341,6 +344,47 @@ def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatc
     assert printed.parent == tmp_path / "cache" / "patterndb" / "machines" and printed.exists(), (
         r.stdout
     )
+
+
+def test_a_machine_kept_in_the_users_cache_is_copied_into_a_later_data_directory(
+    pdb_dir, tmp_path, monkeypatch
+):
+    """Once a read-only data directory made the machine go to the user's cache, a build in
+    another data directory still leaves the machine beside its tables, and prints that path."""
+    import shutil
+
+    from patterndb import Shape
+    from patterndb.files import machines
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(machines, "_memo", {})
+    first = tmp_path / "first"
+    cached = machines.machine_path(tmp_path / "cache" / "patterndb" / "machines", Shape(4, 4), 14)
+    machines.load_or_build(Shape(4, 4), 14, first)
+    cached.parent.mkdir(parents=True)
+    shutil.move(machines.machine_path(first, Shape(4, 4), 14), cached)
+    data = tmp_path / "data"
+    data.mkdir()
+    for f in pdb_dir.glob("pdb-4x4-*.h5"):
+        shutil.copyfile(f, data / f.name)
+    r = CliRunner().invoke(
+        pdb,
+        [
+            "build",
+            "--size",
+            "4",
+            "--goal",
+            "blank-first",
+            "--pattern",
+            "5-5-5",
+            "--data-dir",
+            str(data),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    here = machines.machine_path(data, Shape(4, 4), 14)
+    assert Path(r.stdout.splitlines()[-1]) == here and here.exists() and cached.exists()
+    assert machines.read_machine(here, Shape(4, 4), 14).depth == 14
 
 
 def test_a_build_says_what_it_will_take_and_a_refused_one_says_only_why(tmp_path):

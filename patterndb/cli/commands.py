@@ -32,7 +32,7 @@ from ..files.catalog import (
     pattern_path,
 )
 from ..files.datadir import resolve_data_dir
-from ..files.machines import default_depth, load_default, machine_path, where_kept
+from ..files.machines import default_depth, keep_in, load_default, machine_path, where_kept
 from ..files.store import read_attrs
 from ..puzzle.board import make_goal
 from ..puzzle.frame import Frame
@@ -114,8 +114,8 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             machine = load_default(
                 shape, ddir, (lambda s: None) if quiet else (lambda s: click.echo(s, err=True))
             )
-            # (the user's cache, where ddir could not keep it)
-            used = where_kept(shape, machine.depth, ddir)
+            # (copied here from the user's cache, else the cache's, where ddir cannot keep it)
+            used = keep_in(shape, machine.depth, ddir) or where_kept(shape, machine.depth, ddir)
             click.echo(str(used or machine_path(ddir, shape, machine.depth)))
         return
     path = exact_path(ddir, frame)

@@ -12,6 +12,7 @@ state that exists; it is then rebuilt.
 from __future__ import annotations
 
 import datetime as _dt
+import shutil
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -238,6 +239,23 @@ def where_kept(shape: Shape, depth: int, data_dir: Path) -> Path | None:
         machine_path(cache_dir() / "machines", shape, depth),
     )
     return next((p for p in places if p.exists()), None)
+
+
+def keep_in(shape: Shape, depth: int, data_dir: Path) -> Path | None:
+    """Where the data directory lacks this machine and the user's cache holds it (a read-only
+    data directory made us keep it there once), a copy in the data directory, written atomically:
+    a build there leaves its machine beside its tables. The path kept in, or None where the copy
+    cannot be written (the cache's copy serves)."""
+    here = machine_path(data_dir, shape, depth)
+    cached = machine_path(cache_dir() / "machines", shape, depth)
+    if here.exists() or not cached.exists():
+        return here if here.exists() else None
+    try:
+        with atomic(here) as tmp:
+            shutil.copyfile(cached, tmp)
+    except (OSError, TableError):
+        return None
+    return here
 
 
 def _kept(
