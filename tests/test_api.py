@@ -1,3 +1,5 @@
+"""The Python API: solve and distance on every board notation, goal and error, as a user calls them."""
+
 import pytest
 
 from patterndb import BoardError, Shape, make_goal, parse_board, random_board, scramble
