@@ -288,6 +288,7 @@ def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(
     r = solve(*common, "--within", "1.001", "--timeout", "3")
     rows = [json.loads(x) for x in r.stdout.splitlines()]
     assert r.returncode == 4 and [row["ended"] for row in rows] == ["timeout", "timeout"], r.stderr
+    assert "using idastar / misplaced for 4x4 boards" in r.stderr  # (the heuristic, said once)
     assert all(row["lower_bound"] <= 57 <= row["length"] for row in rows)
     p = subprocess.Popen(
         [sys.executable, "-m", "solver.cli", "solve", *common, "--anytime"],
@@ -661,3 +662,12 @@ def test_the_python_api_answers_within_a_bound_checked_against_exact_distances(d
         r = solve_within(str(b), 1.2, heuristic="manhattan", algorithm="idastar", jobs=1)
         assert r.lower_bound <= d <= r.solution.length <= 1.2 * r.lower_bound
         assert r.reason in ("within", "optimal") and r.solution.boards()[-1] == make_goal(b.shape)
+
+
+def test_the_help_says_what_the_bounded_search_runs():
+    import re
+
+    text = re.sub(r"\s+", " ", solve("--help").stdout)
+    assert "beams and windows searched again find solutions while IDA* raises" in text
+    assert "with --within or --anytime, the best solution found and its proven bound" in text
+    assert "weighted A*" not in text.split("--within R")[1].split("--anytime")[0]

@@ -124,6 +124,7 @@ def test_a_7x7_beam_foreseen_not_to_end_in_time_waits_for_the_windows(big_tables
         and lengths[0] > sol.length
     )
     assert sol.boards()[-1] == goal and result.lower_bound < sol.length
+    assert sol.proof.startswith("searching a found solution's windows again found it; IDA* with")
 
 
 def test_no_weighted_astar_on_7x7(big_tables, monkeypatch):
