@@ -280,3 +280,9 @@ def test_seven_rows_or_columns_can_be_set_and_scrambled(page):
         page.wait_for_function(
             "document.querySelector('#board').dataset.tiles.split(' ').length == 35"
         )
+
+
+def test_the_tables_row_names_three_files_and_counts_the_rest(page):
+    assert page.evaluate("tableNames(['a', 'b', 'c'])") == "a, b, c"
+    assert page.evaluate("tableNames(['a', 'b', 'c', 'd', 'e'])") == "5 files: a, b, c and 2 more"
+    assert page.evaluate("tableNames([])") == "none"
