@@ -4,6 +4,7 @@ databases, table files, a race of two), or the strongest whose tables are built;
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from patterndb import BoardError, Frame, TableError, make_goal
@@ -98,45 +99,50 @@ def pdb_named(frame: Frame, pattern: str, data_dir: Path, reflect: bool) -> Heur
     )
 
 
-def built_groups(frame: Frame, data_dir: Path) -> list[str]:
-    """The tile groups (in the user's numbering) whose tables are built for this board and goal."""
+def _built_tiles(frame: Frame, data_dir: Path) -> list[tuple[int, ...]]:
+    """The tile groups (canonical numbering, sorted) whose tables are built for this frame."""
     groups = []
     for path in Path(data_dir).glob(f"pdb-{frame.key}-*.h5"):
         try:
-            tiles = read_attrs(path)["tiles"]
+            groups.append(tuple(sorted(int(t) for t in read_attrs(path)["tiles"])))
         except (TableError, KeyError):
             continue
-        groups.append(tuple(sorted(int(frame.unlabel[int(t)]) for t in tiles)))
+    return groups
+
+
+def built_groups(frame: Frame, data_dir: Path) -> list[str]:
+    """The tile groups (in the user's numbering) whose tables are built for this board and goal."""
+    groups = [
+        tuple(sorted(int(frame.unlabel[t]) for t in g)) for g in _built_tiles(frame, data_dir)
+    ]
     return [group_label(g) for g in sorted(groups)]
+
+
+def _named_specs(frame: Frame) -> Iterator[str]:
+    """The board's named partitions, strongest first, each zero-aware before plain where that fits."""
+    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
+        plain_only = any(map(is_zero_aware, part)) or not zero_aware_fits(frame.shape)
+        yield from (name,) if plain_only else (f"z{name}", name)
 
 
 def partly_built(frame: Frame, data_dir: Path) -> tuple[str, int, int] | None:
     """(name, tables built, tables it needs) of a named partition of which some tables, not
     all, are built (a build under way or stopped), strongest first; None if there is none."""
-    built = set()
-    for path in Path(data_dir).glob(f"pdb-{frame.key}-*.h5"):
-        try:
-            built.add(tuple(sorted(int(t) for t in read_attrs(path)["tiles"])))
-        except (TableError, KeyError):
-            continue
-    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
-        plain_only = any(map(is_zero_aware, part)) or not zero_aware_fits(frame.shape)
-        for spec in (name,) if plain_only else (f"z{name}", name):
-            groups = [tuple(sorted(g)) for g in parse_partition(spec, frame)]
-            have = sum(g in built for g in groups)
-            if 0 < have < len(groups):
-                return spec, have, len(groups)
+    built = set(_built_tiles(frame, data_dir))
+    for spec in _named_specs(frame):
+        groups = [tuple(sorted(g)) for g in parse_partition(spec, frame)]
+        have = sum(g in built for g in groups)
+        if 0 < have < len(groups):
+            return spec, have, len(groups)
     return None
 
 
 def strongest_pdb(frame: Frame, data_dir: Path, reflect: bool) -> Heuristic | None:
     """The first fully cached named partition (they are listed strongest first), zero-aware
     before plain."""
-    for name, part in named_partitions(frame.shape.rows, frame.shape.cols).items():
-        plain_only = any(map(is_zero_aware, part)) or not zero_aware_fits(frame.shape)
-        for spec in (name,) if plain_only else (f"z{name}", name):
-            if cached(frame, parse_partition(spec, frame), data_dir) is not None:
-                return pdb_named(frame, spec, data_dir, reflect)
+    for spec in _named_specs(frame):
+        if cached(frame, parse_partition(spec, frame), data_dir) is not None:
+            return pdb_named(frame, spec, data_dir, reflect)
     return None
 
 

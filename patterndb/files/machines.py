@@ -215,10 +215,7 @@ def load_or_build(
         raise ValueError(f"the move-pruning depth must be from 2 to {DEPTH_MAX}, got {depth}")
     if depth == 2:
         return undo_machine(shape)  # nothing to search for: made in microseconds
-    places = (
-        machine_path(data_dir, shape, depth),
-        machine_path(cache_dir() / "machines", shape, depth),
-    )
+    places = _places(shape, depth, data_dir)
     machine = _kept(places, shape, depth, log)
     if machine is not None:
         return machine
@@ -231,14 +228,18 @@ def load_or_build(
         return _build_and_keep(shape, depth, places, log)
 
 
-def where_kept(shape: Shape, depth: int, data_dir: Path) -> Path | None:
-    """The file this shape's machine of this depth is read from: in the data directory, or in
-    the user's cache where the data directory could not hold it; None if neither holds one."""
-    places = (
+def _places(shape: Shape, depth: int, data_dir: Path) -> tuple[Path, Path]:
+    """Where this machine is kept: the data directory, else the user's cache."""
+    return (
         machine_path(data_dir, shape, depth),
         machine_path(cache_dir() / "machines", shape, depth),
     )
-    return next((p for p in places if p.exists()), None)
+
+
+def where_kept(shape: Shape, depth: int, data_dir: Path) -> Path | None:
+    """The file this shape's machine of this depth is read from: in the data directory, or in
+    the user's cache where the data directory could not hold it; None if neither holds one."""
+    return next((p for p in _places(shape, depth, data_dir) if p.exists()), None)
 
 
 def keep_in(shape: Shape, depth: int, data_dir: Path) -> Path | None:
@@ -246,10 +247,11 @@ def keep_in(shape: Shape, depth: int, data_dir: Path) -> Path | None:
     data directory made us keep it there once), a copy in the data directory, written atomically:
     a build there leaves its machine beside its tables. The path kept in, or None where the copy
     cannot be written (the cache's copy serves)."""
-    here = machine_path(data_dir, shape, depth)
-    cached = machine_path(cache_dir() / "machines", shape, depth)
-    if here.exists() or not cached.exists():
-        return here if here.exists() else None
+    here, cached = _places(shape, depth, data_dir)
+    if here.exists():
+        return here
+    if not cached.exists():
+        return None
     try:
         with atomic(here) as tmp:
             shutil.copyfile(cached, tmp)
