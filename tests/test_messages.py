@@ -302,30 +302,15 @@ def test_pdb_pack_says_why_it_kept_a_file(tmp_path):
     assert f"kept {exact}: it is not a group table (kind 'exact')" in r.stdout
 
 
-def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatch):
-    """Where the data directory cannot keep the move-pruning machine, it is kept in the user's
-    cache, and that is the path printed (not the data directory's, where nothing is)."""
+def _build_555_beside_copies(pdb_dir, data):
+    """`pdb build --size 4 --pattern 5-5-5` into data, which holds copies of pdb_dir's 4x4 tables
+    (the build finds them built, and goes on to the move-pruning machine)."""
     import shutil
 
-    from patterndb.files import machines
-
-    data = tmp_path / "data"
     data.mkdir()
     for f in pdb_dir.glob("pdb-4x4-*.h5"):
         shutil.copyfile(f, data / f.name)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    real = machines.atomic
-
-    @contextlib.contextmanager
-    def atomic(path):  # (a read-only data directory: root may write anywhere)
-        if Path(path).parent == data:
-            raise OSError(30, "Read-only file system")
-        with real(path) as tmp:
-            yield tmp
-
-    monkeypatch.setattr(machines, "atomic", atomic)
-    monkeypatch.setattr(machines, "_memo", {})
-    r = CliRunner().invoke(
+    return CliRunner().invoke(
         pdb,
         [
             "build",
@@ -339,6 +324,28 @@ def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatc
             str(data),
         ],
     )
+
+
+def test_pdb_build_prints_the_machine_file_it_used(pdb_dir, tmp_path, monkeypatch):
+    """Where the data directory cannot keep the move-pruning machine, it is kept in the user's
+    cache, and that is the path printed (not the data directory's, where nothing is)."""
+
+    from patterndb.files import machines
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real = machines.atomic
+
+    @contextlib.contextmanager
+    def atomic(path):  # (a read-only data directory: root may write anywhere)
+        if Path(path).parent == data:
+            raise OSError(30, "Read-only file system")
+        with real(path) as tmp:
+            yield tmp
+
+    monkeypatch.setattr(machines, "atomic", atomic)
+    monkeypatch.setattr(machines, "_memo", {})
+    r = _build_555_beside_copies(pdb_dir, data)
     assert r.exit_code == 0, r.output
     printed = Path(r.stdout.splitlines()[-1])
     assert printed.parent == tmp_path / "cache" / "patterndb" / "machines" and printed.exists(), (
@@ -364,23 +371,7 @@ def test_a_machine_kept_in_the_users_cache_is_copied_into_a_later_data_directory
     cached.parent.mkdir(parents=True)
     shutil.move(machines.machine_path(first, Shape(4, 4), 14), cached)
     data = tmp_path / "data"
-    data.mkdir()
-    for f in pdb_dir.glob("pdb-4x4-*.h5"):
-        shutil.copyfile(f, data / f.name)
-    r = CliRunner().invoke(
-        pdb,
-        [
-            "build",
-            "--size",
-            "4",
-            "--goal",
-            "blank-first",
-            "--pattern",
-            "5-5-5",
-            "--data-dir",
-            str(data),
-        ],
-    )
+    r = _build_555_beside_copies(pdb_dir, data)
     assert r.exit_code == 0, r.output
     here = machines.machine_path(data, Shape(4, 4), 14)
     assert Path(r.stdout.splitlines()[-1]) == here and here.exists() and cached.exists()
