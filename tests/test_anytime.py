@@ -296,13 +296,18 @@ def test_a_batch_within_r_says_which_boards_ran_out_of_time_and_stops_at_ctrl_c(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(4)
+    # (Ctrl-C once the first board has an answer: its progress line says so)
+    seen = []
+    while not any(x.startswith("line 1:") and "length" in x for x in seen[-1:]):
+        seen.append(p.stderr.readline())
+        assert seen[-1], f"no answer before the search ended: {seen}"
     p.send_signal(signal.SIGINT)
     out, errs = p.communicate(timeout=120)
     rows = [json.loads(x) for x in out.splitlines()]
     assert p.returncode == 130 and rows[-1]["status"] == "not started" and rows[-1]["line"] == 2, (
         errs
     )
+    assert rows[0]["ended"] == "interrupted" and rows[0]["length"] >= 57, rows[0]
     assert "interrupted: 1 board not started" in errs and "Traceback" not in errs
 
 

@@ -320,7 +320,7 @@ def _bounded_7x7(*args):
     ).stdout.strip()
     p = start(board, "--anytime", "-j", "1", "-H", "linear-conflict", "--json", *args)
     assert wait_for(lambda: "length" in p.stderr.readline()), "no first solution"
-    time.sleep(4)
+    time.sleep(2)
     assert p.poll() is None, "the search ended before the signal"
     return p
 
