@@ -24,6 +24,7 @@ Both cores work without locks or atomics. Phase A expands moves of tiles
 with that cell, so one thread owns each block. Phase B expands moves of
 tile 0, which keep tile 1's cell; one thread owns each such set of ranks.
 """
+
 from __future__ import annotations
 
 import time
@@ -31,12 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..jit import njit, prange
-
 from ..bits import address, flood, load_u64, lowest_bit, nth_bit, ordinal, spread
+from ..jit import njit, prange
+from ..puzzle.ranking import num_placements, rank, unrank
 from .exact import UNREACHED
 from .progress import LevelProgress
-from ..puzzle.ranking import num_placements, rank, unrank
 
 FIELD_MASK = np.uint64(3)
 
@@ -99,7 +99,7 @@ def new_words(size: int, free_cells: int) -> np.ndarray:
     """Zeroed words of size placements ([rank, byte]), with room after the last for an
     8-byte read (_word_at)."""
     wb = word_bytes(free_cells)
-    return np.zeros(size * wb + 8, dtype=np.uint8)[:size * wb].reshape(size, wb)
+    return np.zeros(size * wb + 8, dtype=np.uint8)[: size * wb].reshape(size, wb)
 
 
 @njit(cache=True, inline="always")
@@ -269,7 +269,9 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                         if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
                             continue
                         r2 = moved_rank(r, i, c, b, occ, weights)
-                        free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(np.uint64(1) << np.uint64(b))
+                        free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(
+                            np.uint64(1) << np.uint64(b)
+                        )
                         # (The table branch stays here, not in _region_after_move: routed through
                         # the helper, the 5x5 build was 5-20% slower in 4 pairs of runs.)
                         if regions.size > 1:
@@ -290,7 +292,9 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                     code = np.uint64(3 if dist[r] < level else 2)
                     q = bit >> np.uint64(3)
                     at = bit & np.uint64(7)
-                    words[r, q] = np.uint8((np.uint64(words[r, q]) & ~(FIELD_MASK << at)) | (code << at))
+                    words[r, q] = np.uint8(
+                        (np.uint64(words[r, q]) & ~(FIELD_MASK << at)) | (code << at)
+                    )
             for i in range(k):
                 occ[pos[i]] = -1
     return new_placements, new_fields
@@ -316,7 +320,9 @@ def _phase_b(layers, level, k, n, cells, weights, out):
         for c0 in range(n):
             if c0 != c1:
                 d1 = c1 - (1 if c0 < c1 else 0)
-                p, f = _expand_range(c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights)
+                p, f = _expand_range(
+                    c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights
+                )
                 out[c1, 0] += p
                 out[c1, 1] += f
 
@@ -338,7 +344,11 @@ def _geometry(n: int, cols: int) -> np.ndarray:
 
 
 def build_pattern(
-    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
+    nbrs: np.ndarray,
+    cols: int,
+    goal_cells: np.ndarray,
+    goal_blank: int,
+    progress: str | None = None,
     table_cells: int = 16,
 ) -> tuple[np.ndarray, float, int]:
     """Build the table of the tiles whose goal cells are goal_cells (in rank order)
@@ -350,12 +360,18 @@ def build_pattern(
 
     Returns (table, seconds, levels). progress: a label for per-level output, or None.
     """
-    dist, _, seconds, levels = build_regions(nbrs, cols, goal_cells, goal_blank, progress, table_cells)
+    dist, _, seconds, levels = build_regions(
+        nbrs, cols, goal_cells, goal_blank, progress, table_cells
+    )
     return dist, seconds, levels
 
 
 def build_regions(
-    nbrs: np.ndarray, cols: int, goal_cells: np.ndarray, goal_blank: int, progress: str | None = None,
+    nbrs: np.ndarray,
+    cols: int,
+    goal_cells: np.ndarray,
+    goal_blank: int,
+    progress: str | None = None,
     table_cells: int = 16,
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """build_pattern, and the words of the search ([rank, byte]; word() reads one): per
@@ -367,8 +383,14 @@ def build_regions(
     size = num_placements(n, k)
     geo = _geometry(n, cols)
     regions = region_table(n, geo) if n <= table_cells else np.zeros(1, dtype=np.uint16)
-    cells = Cells(np.ascontiguousarray(nbrs, dtype=np.int64), _neighbour_masks(nbrs), geo, regions, box_rings(n, cols),
-                  box_bridges(cols))
+    cells = Cells(
+        np.ascontiguousarray(nbrs, dtype=np.int64),
+        _neighbour_masks(nbrs),
+        geo,
+        regions,
+        box_rings(n, cols),
+        box_bridges(cols),
+    )
     weights = np.array([num_placements(n - 1 - i, k - 1 - i) for i in range(k)], dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     words = new_words(size, n - k)

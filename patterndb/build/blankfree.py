@@ -16,17 +16,18 @@ scans the table for its own distance and writes the next one into unreached
 neighbours. Threads share the table without locks: two threads that reach one
 placement write the same value.
 """
+
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
+from ..jit import njit, prange
+from ..puzzle.ranking import num_placements, rank, unrank
 from .additive import moved_rank
 from .exact import UNREACHED
-from ..jit import njit, prange
 from .progress import LevelProgress
-from ..puzzle.ranking import num_placements, rank, unrank
 
 CHUNK = 1 << 16  # ranks a thread takes at a time
 
@@ -68,8 +69,9 @@ def _level(dist, level, k, n, nbrs, weights, counts):
         counts[j] = _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ)
 
 
-def build_blank_free(nbrs: np.ndarray, goal_cells: np.ndarray,
-                     progress: str | None = None) -> tuple[np.ndarray, float, int]:
+def build_blank_free(
+    nbrs: np.ndarray, goal_cells: np.ndarray, progress: str | None = None
+) -> tuple[np.ndarray, float, int]:
     """The table of the tiles whose goal cells are goal_cells (in rank order), the blank
     anywhere: (table, seconds, levels). progress: a label for per-level output, or None."""
     start = time.perf_counter()

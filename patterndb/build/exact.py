@@ -6,18 +6,19 @@ first, in the canonical frame. Value: moves to the goal; 255 = unreachable
 so a state is expanded without unranking; each level is expanded by both
 cores on separate slices with separate output regions.
 """
+
 from __future__ import annotations
 
 import math
 import time
 
 import numpy as np
-from ..jit import njit, prange
 
 from ..errors import BoardError
+from ..jit import njit, prange
 from ..puzzle.frame import Frame
-from .progress import LevelProgress
 from ..puzzle.ranking import rank
+from .progress import LevelProgress
 
 UNREACHED = 255
 MAX_EXACT_CELLS = 12

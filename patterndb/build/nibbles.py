@@ -9,24 +9,29 @@ two entries a byte (entry r in byte r // 2, low nibble first), and the search
 adds back md, which it computes while ranking the placement anyway. Half the
 memory and half the page-cache traffic, the same values.
 """
+
 from __future__ import annotations
 
 import numpy as np
-from ..jit import njit, prange
 
-from .exact import UNREACHED
+from ..jit import njit, prange
 from ..puzzle.ranking import unrank
+from .exact import UNREACHED
 
 ENCODING = "nibble-md"
-DECODING = ("h(rank) = Manhattan distance of the group's tiles in the placement "
-            "+ 2 * ((table[rank // 2] >> (4 * (rank % 2))) & 15)")
+DECODING = (
+    "h(rank) = Manhattan distance of the group's tiles in the placement "
+    "+ 2 * ((table[rank // 2] >> (4 * (rank % 2))) & 15)"
+)
 
 
 def goal_md(cols: int, goal_cells: np.ndarray, n: int) -> np.ndarray:
     """(k, n): the Manhattan distance of the group's i-th tile on each cell."""
     cells = np.arange(n)
-    return np.array([np.abs(cells // cols - g // cols) + np.abs(cells % cols - g % cols) for g in goal_cells],
-                    dtype=np.int64)
+    return np.array(
+        [np.abs(cells // cols - g // cols) + np.abs(cells % cols - g % cols) for g in goal_cells],
+        dtype=np.int64,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -96,8 +101,9 @@ def nibble_histogram(packed: np.ndarray, entries: int) -> np.ndarray:
     for start in range(0, packed.size, _SLICE):
         per_byte += np.bincount(packed[start : start + _SLICE], minlength=256)
     values = np.arange(256)
-    hist = np.bincount(values & 15, weights=per_byte, minlength=16) + np.bincount(values >> 4, weights=per_byte,
-                                                                                   minlength=16)
+    hist = np.bincount(values & 15, weights=per_byte, minlength=16) + np.bincount(
+        values >> 4, weights=per_byte, minlength=16
+    )
     hist = hist.astype(np.int64)
     if entries & 1:  # the last byte's high nibble is padding (0)
         hist[0] -= 1

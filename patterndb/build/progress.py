@@ -3,13 +3,15 @@
 The rate is measured from the end of the first level, so the kernels' compile
 or cache load does not make the early estimates absurd, and no estimate is
 given before a second of work and 1% of the states."""
+
 from __future__ import annotations
 
 import os
 import shutil
 import sys
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 
 def terminal_width(stream: TextIO) -> int:
@@ -38,8 +40,13 @@ def count(x: float) -> str:
 class LevelProgress:
     """Reports after each BFS level; redraws one line on a terminal, else prints a line per level."""
 
-    def __init__(self, label: str, total: int, stream: TextIO | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.label = label
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
@@ -65,8 +72,10 @@ class LevelProgress:
             eta = f"ETA ~{(self.total - done) / rate:4.0f}s" if done < self.total else "ETA ~   0s"
         else:
             eta = "ETA ?"  # too early to say
-        msg = (f"{self.label}: depth {depth:>2}, {count(done)} of {count(self.total)} ({100 * frac:4.1f}%), "
-               f"{rate / 1e6:.2f} M/s, {elapsed:.0f}s, {eta}")
+        msg = (
+            f"{self.label}: depth {depth:>2}, {count(done)} of {count(self.total)} ({100 * frac:4.1f}%), "
+            f"{rate / 1e6:.2f} M/s, {elapsed:.0f}s, {eta}"
+        )
         if self.tty:
             self.stream.write("\r" + fit(msg, self.stream) + "\x1b[K")
         else:

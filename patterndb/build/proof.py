@@ -20,6 +20,7 @@ blank's regions and a zero-aware one caps each region at 2 above it, and both
 forms break consistency at honest states (every table tried: 23 to 42,599 moves
 on 2x4 to 4x4). Those are proven by building them again (patterndb.files.rebuild).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,11 +29,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import TableError
-from .exact import UNREACHED
 from ..jit import njit, prange
 from ..puzzle.ranking import rank, unrank
+from .exact import UNREACHED
 
-CHECK_AT_BUILD = 1 << 24  # an exact table up to this many entries (16.8 M: up to 11 cells) is proven before it is written
+CHECK_AT_BUILD = (
+    1 << 24
+)  # an exact table up to this many entries (16.8 M: up to 11 cells) is proven before it is written
 BLOCKS = 1024  # ranks are handed to the threads in this many blocks
 
 
@@ -79,7 +82,9 @@ def _exact_pass(table, goal, n, nbrs, out):
                 h2 = np.int64(table[rank(pos, n, n)])
                 pos[0], pos[t] = blank, c2
                 moves += 1
-                if (h > h2 + 1) | ((h == UNREACHED) != (h2 == UNREACHED)):  # (the unreachable half is closed)
+                if (h > h2 + 1) | (
+                    (h == UNREACHED) != (h2 == UNREACHED)
+                ):  # (the unreachable half is closed)
                     bad += 1
                     if first < 0:
                         first = r
@@ -103,8 +108,14 @@ def check_exact(table: np.ndarray, attrs: dict[str, Any]) -> Verdict:
     goal = goal_index(attrs)
     _exact_pass(table, goal, shape.n, shape.neighbours, out)
     firsts = out[:, 2][out[:, 2] >= 0]
-    return Verdict(int(out[:, 4].sum()), int(out[:, 0].sum()), int(out[:, 1].sum()),
-                   int(firsts[0]) if firsts.size else -1, int(table[goal]), int(out[:, 3].sum()))
+    return Verdict(
+        int(out[:, 4].sum()),
+        int(out[:, 0].sum()),
+        int(out[:, 1].sum()),
+        int(firsts[0]) if firsts.size else -1,
+        int(table[goal]),
+        int(out[:, 3].sum()),
+    )
 
 
 def prove_exact(path: Path, table: np.ndarray, attrs: dict[str, Any]) -> str:
@@ -113,9 +124,13 @@ def prove_exact(path: Path, table: np.ndarray, attrs: dict[str, Any]) -> str:
     if v.goal_value != 0:
         raise TableError(f"{path} is not an exact table: the goal's value is {v.goal_value}, not 0")
     if v.violations:
-        raise TableError(f"{path} is not an exact table: {v.violations:,} moves lower a value by more than 1 or "
-                         f"join the unreachable half to the rest (the first from the state of rank {v.first_violation})")
+        raise TableError(
+            f"{path} is not an exact table: {v.violations:,} moves lower a value by more than 1 or "
+            f"join the unreachable half to the rest (the first from the state of rank {v.first_violation})"
+        )
     if v.no_descent:
-        raise TableError(f"{path} is not an exact table: {v.no_descent:,} states have no neighbour one move nearer "
-                         "(or a 0 where the goal is not)")
+        raise TableError(
+            f"{path} is not an exact table: {v.no_descent:,} states have no neighbour one move nearer "
+            "(or a 0 where the goal is not)"
+        )
     return f"exact: {v.states:,} states, {v.moves:,} moves checked (consistent, every state one move from a nearer one)"

@@ -30,26 +30,30 @@ On 5x5 the 6-tile tables flag 16% of placements (133 MB a table, against
 510 MB for a 4-byte word at every rank); 4x4's 7- and 8-tile tables flag 40
 and 46% and are dense.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from .additive import raised_fields, word
 from ..bits import address, flood, load_u8, lowest_bit, ordinal
 from ..jit import njit, prange
-from .nibbles import nibble, nibble_histogram
 from ..puzzle.patterns import ZERO_AWARE_MAX_CELLS
 from ..puzzle.ranking import next_placement, num_placements, unrank_digits
+from .additive import raised_fields, word
+from .nibbles import nibble, nibble_histogram
 
 MAX_RAISE = 1  # in units of 2 moves
-MAX_CELLS = ZERO_AWARE_MAX_CELLS  # the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
+# the search packs a rank (32 bits), the covered cells and the blank's cell in one int64
+MAX_CELLS = ZERO_AWARE_MAX_CELLS
 BLOCK = 64  # ranks per prefix entry (their codes: 32 bytes, within one cache line)
 ENCODING = "nibble-md-flagged"
-DECODING = ("c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan distance of the group's tiles + 2 * c "
-            "if c < flag_code, else + 2 * (c - flag_code + ((w >> j) & 1)): w = the little-endian region_bytes "
-            "bytes at regions_at + region_bytes * i, i = the little-endian uint32 at prefix_at + 4 * (rank // 64) "
-            "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have (i = rank if prefix_at = -1), "
-            "j = how many uncovered cells lie below the lowest cell of the blank's region")
+DECODING = (
+    "c = (data[rank // 2] >> (4 * (rank % 2))) & 15; h = Manhattan distance of the group's tiles + 2 * c "
+    "if c < flag_code, else + 2 * (c - flag_code + ((w >> j) & 1)): w = the little-endian region_bytes "
+    "bytes at regions_at + region_bytes * i, i = the little-endian uint32 at prefix_at + 4 * (rank // 64) "
+    "+ how many codes >= flag_code the ranks rank // 64 * 64 .. rank - 1 have (i = rank if prefix_at = -1), "
+    "j = how many uncovered cells lie below the lowest cell of the blank's region"
+)
 
 
 def region_bytes(n: int, k: int) -> int:
@@ -94,7 +98,9 @@ def encoding_bytes(n: int, k: int, entries: int) -> int:
 
 
 # Per column count c (1-64): the cells of the first column of a board c wide, as bits.
-_FIRST_COLUMN = np.array([0] + [sum(1 << x for x in range(0, 64, c)) for c in range(1, 65)], dtype=np.uint64)
+_FIRST_COLUMN = np.array(
+    [0] + [sum(1 << x for x in range(0, 64, c)) for c in range(1, 65)], dtype=np.uint64
+)
 
 
 @njit(cache=True, nogil=True)
@@ -103,7 +109,9 @@ def region_ordinal(used, blank, cols, n):
     builder's numbering of regions). A call of its own, made only for flagged placements;
     it takes numbers, not arrays, so the kernels' loops stay free of them."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    first = _FIRST_COLUMN[cols] & full  # (a loop over the rows cost a division: 5% of best's 4x4 search)
+    first = (
+        _FIRST_COLUMN[cols] & full
+    )  # (a loop over the rows cost a division: 5% of best's 4x4 search)
     geo = (np.uint64(cols), full & ~first, full & ~(first << np.uint64(cols - 1)), full)
     free = full & ~np.uint64(used)
     return np.int64(ordinal(lowest_bit(flood(blank, free, geo)), free))
@@ -241,8 +249,9 @@ def _regions(codes, words, size, fc, free_cells, starts, dense, nbytes, out):
                 i += 1
 
 
-def zero_aware_table(dist: np.ndarray, words: np.ndarray, n: int, md: np.ndarray,
-                     dense: bool | None = None) -> tuple[np.ndarray, dict] | None:
+def zero_aware_table(
+    dist: np.ndarray, words: np.ndarray, n: int, md: np.ndarray, dense: bool | None = None
+) -> tuple[np.ndarray, dict] | None:
     """(data, its layout attributes) of the zero-aware table of a group from its build's
     distances and words (additive.build_regions), or None if some minimum does not fit in 4 bits. md:
     nibbles.goal_md of the group; dense: a region word at every rank (None: is_dense)."""
@@ -259,12 +268,18 @@ def zero_aware_table(dist: np.ndarray, words: np.ndarray, n: int, md: np.ndarray
     dense = is_dense(size, flagged) if dense is None else dense
     prefix_at, regions_at, total = layout(size, flagged, nbytes, dense)
     data = np.zeros(total, dtype=np.uint8)
-    data[:codes.size] = codes
+    data[: codes.size] = codes
     starts = np.arange(counts.size, dtype=np.int64) * BLOCK  # dense: a placement's word at its rank
     if not dense:
         prefix = data[prefix_at:regions_at].view("<u4")
         prefix[1:] = np.cumsum(counts[:-1])
         starts = prefix.astype(np.int64)
     _regions(codes, words, size, fc, n - k, starts, dense, nbytes, data[regions_at:])
-    return data, {"flag_code": fc, "region_bytes": nbytes, "prefix_at": prefix_at, "regions_at": regions_at,
-                  "flagged": flagged, "nibble_histogram": nibble_histogram(codes, size)}
+    return data, {
+        "flag_code": fc,
+        "region_bytes": nbytes,
+        "prefix_at": prefix_at,
+        "regions_at": regions_at,
+        "flagged": flagged,
+        "nibble_histogram": nibble_histogram(codes, size),
+    }
