@@ -33,9 +33,8 @@ from ..jit import njit, prange
 from ..puzzle.ranking import rank, unrank
 from .exact import UNREACHED
 
-CHECK_AT_BUILD = (
-    1 << 24
-)  # an exact table up to this many entries (16.8 M: up to 11 cells) is proven before it is written
+# an exact table up to this many entries (16.8 M: up to 11 cells) is proven before it is written
+CHECK_AT_BUILD = 1 << 24
 BLOCKS = 1024  # ranks are handed to the threads in this many blocks
 
 

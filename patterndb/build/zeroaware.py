@@ -109,9 +109,8 @@ def region_ordinal(used, blank, cols, n):
     builder's numbering of regions). A call of its own, made only for flagged placements;
     it takes numbers, not arrays, so the kernels' loops stay free of them."""
     full = (np.uint64(1) << np.uint64(n)) - np.uint64(1)
-    first = (
-        _FIRST_COLUMN[cols] & full
-    )  # (a loop over the rows cost a division: 5% of best's 4x4 search)
+    # (a loop over the rows cost a division: 5% of best's 4x4 search)
+    first = _FIRST_COLUMN[cols] & full
     geo = (np.uint64(cols), full & ~first, full & ~(first << np.uint64(cols - 1)), full)
     free = full & ~np.uint64(used)
     return np.int64(ordinal(lowest_bit(flood(blank, free, geo)), free))
