@@ -374,3 +374,17 @@ def test_the_default_depth_falls_back_to_a_shallower_machine_that_fits(tmp_path,
     kept = m._replace(depth=18)
     machines.write_machine(machine_path(tmp_path, shape, 18), shape, kept, 1.0)
     assert machines.load_default(shape, tmp_path).depth == 18
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_the_start_cells_side_by_side_find_the_paths_of_one_thread(threads):
+    """The search extends each start cell's paths on a thread of its own: the forbidden
+    paths, their order, the live counts and so the machine do not depend on how many."""
+    from patterndb.build.movefsm import _search
+
+    nbrs = Shape(4, 4).neighbours
+    one = _search(nbrs, 12, threads=1)
+    got = _search(nbrs, 12, threads=threads)
+    for a, b in zip(one, got[:3]):
+        assert np.array_equal(a, b)
+    assert got[3] == one[3]

@@ -24,14 +24,16 @@ R) or -1 when that move leaves the board or completes a forbidden path;
 start[c] is the state of a search whose blank starts on cell c. The machine
 of depth 2 forbids exactly the immediate undo.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
-from ..jit import njit
 
+from ..jit import njit
 from ..puzzle.geometry import Shape
+
 
 class MoveMachine(NamedTuple):
     """The pruning machine of one board shape, up to forbidden paths of `depth` moves."""
@@ -42,8 +44,13 @@ class MoveMachine(NamedTuple):
     forbidden: np.ndarray  # (depth + 1,) int64: forbidden paths found per length
 
 
-FILL, OF = 7, 10  # an effects hash doubles once filled past 7/10 (whole numbers: the kernel compares ints)
-_EMPTY = np.uint64(0)  # an empty hash slot: no effect's key is (0, 0), as no two cells hold the same label
+# an effects hash grows once filled past FILL/OF (whole numbers: the kernel compares ints),
+# by a GROW-th of its slots: its memory follows its entries closely
+FILL, OF = 7, 10
+GROW = 4
+SLOTS = 256  # a new hash's slots (a hash a start cell)
+# an empty hash slot: no effect's key is (0, 0), as no two cells hold the same label
+_EMPTY = np.uint64(0)
 
 
 @njit(cache=True, inline="always")
@@ -57,14 +64,17 @@ def _hash(k0, k1):
 
 @njit(cache=True, inline="always")
 def _find(keys, k0, k1):
-    """The slot holding (k0, k1), or the empty slot where it belongs (linear probing)."""
-    mask = np.uint64(keys.shape[0] - 1)
-    i = _hash(k0, k1) & mask
+    """The slot holding (k0, k1), or the empty slot where it belongs (linear probing from
+    the slot the hash's top 32 bits scale to: any number of slots, below 2^32)."""
+    size = np.uint64(keys.shape[0])
+    i = ((_hash(k0, k1) >> np.uint64(32)) * size) >> np.uint64(32)
     while True:
         a, b = keys[i, 0], keys[i, 1]
         if (a == k0 and b == k1) or (a == _EMPTY and b == _EMPTY):
             return i
-        i = (i + np.uint64(1)) & mask
+        i += np.uint64(1)
+        if i == size:
+            i = np.uint64(0)
 
 
 @njit(cache=True, inline="always")
@@ -73,8 +83,9 @@ def _taken(keys, slot):
 
 
 @njit(cache=True)
-def _grow(keys):
-    big = np.zeros((keys.shape[0] * 2, 2), dtype=np.uint64)
+def _grow(keys, slots=0):
+    """The hash with its keys in `slots` slots (0: a GROW-th more than now)."""
+    big = np.zeros((slots or keys.shape[0] + keys.shape[0] // GROW, 2), dtype=np.uint64)
     for i in range(keys.shape[0]):
         if _taken(keys, i):
             j = _find(big, keys[i, 0], keys[i, 1])
@@ -84,7 +95,7 @@ def _grow(keys):
 
 @njit(cache=True, inline="always")
 def _put(keys, slot, k0, k1, stored):
-    """Store (k0, k1) in the empty slot _find gave; returns (the hash, doubled once it is
+    """Store (k0, k1) in the empty slot _find gave; returns (the hash, grown once it is
     filled past FILL/OF, and its count)."""
     keys[slot, 0], keys[slot, 1] = k0, k1
     stored += 1
@@ -142,90 +153,141 @@ def _replay(nbrs, code, length, board, tf, af):
     return cell, state, k0, k1
 
 
-@njit(cache=True)
-def _search(nbrs, depth):
-    """Breadth-first search over blank paths from every cell, all start cells a
-    level at a time. Returns the forbidden paths as (cells[m, depth + 1], length[m]), the
-    number of live paths (kept to be extended) per length, and the most live paths of the
-    last length from one start cell.
+@njit(cache=True, nogil=True)
+def _start(nbrs, s, tf, af):
+    """The hash of start cell s's effects, holding the empty path's (the identity board)."""
+    keys = np.zeros((SLOTS, 2), dtype=np.uint64)
+    board = np.empty(nbrs.shape[0], dtype=np.int64)
+    _, _, k0, k1 = _replay(nbrs, np.uint64(s), 0, board, tf, af)
+    keys, _ = _put(keys, _find(keys, k0, k1), k0, k1, 0)
+    return keys
+
+
+@njit(cache=True, nogil=True)
+def _extend(nbrs, codes, level, last, keys, stored, tf, af, expect):
+    """Extend one start cell's live paths of level - 1 moves by a move each, in code order.
+
+    A child whose effect (board) an earlier path of this start cell already has is
+    forbidden; the others are live and their effects stored (on the last level, in a hash
+    of their own: no level comes after). Returns (the live children's codes, keys and
+    stored, the forbidden paths as cells[m, level + 1] and the last level's live count).
+    Effects from different start cells never meet (a key holds its start cell), so start
+    cells are extended side by side. expect: the live children foreseen, room made for them
+    at once (one copy of the hash, not one a GROW-th at a time)."""
+    n = nbrs.shape[0]
+    if not last and OF * (stored + expect) > FILL * keys.shape[0]:
+        keys = _grow(keys, OF * (stored + expect) // FILL + 1)
+    board = np.empty(n, dtype=np.int64)
+    m = codes.shape[0]
+    nxt = np.empty(0 if last else 4 * m, dtype=np.uint64)
+    mine = np.zeros((max(SLOTS, OF * expect // FILL + 1) if last else 1, 2), dtype=np.uint64)
+    mine_stored = 0
+    out = np.empty((16, level + 1), dtype=np.int8)
+    nout = 0
+    k = 0
+    for i in range(m):
+        code = codes[i]
+        s = np.int64(code & np.uint64(31))
+        b, state, p0, p1 = _replay(nbrs, code, level - 1, board, tf, af)
+        for d in range(4):
+            c = nbrs[b, d]
+            if c < 0 or tf[state, d] < 0:  # off the board, or a proper suffix is forbidden
+                continue
+            k0, k1 = _set(p0, p1, b, s, board[c])  # the blank (labelled s) and the tile on c swap
+            k0, k1 = _set(k0, k1, c, board[c], s)
+            child = code | (np.uint64(d) << np.uint64(5 + 2 * (level - 1)))
+            slot = _find(keys, k0, k1)
+            seen = _taken(keys, slot)
+            if last and not seen:
+                slot = _find(mine, k0, k1)
+                seen = _taken(mine, slot)
+            if seen:  # an earlier path has this effect: forbidden
+                if nout == out.shape[0]:
+                    more = np.empty((2 * nout, level + 1), dtype=np.int8)
+                    more[:nout] = out
+                    out = more
+                cell = s
+                out[nout, 0] = cell
+                for j in range(level):
+                    cell = nbrs[cell, _move(child, j)]
+                    out[nout, j + 1] = cell
+                nout += 1
+                continue
+            k += 1
+            if last:
+                mine, mine_stored = _put(mine, slot, k0, k1, mine_stored)
+                continue
+            keys, stored = _put(keys, slot, k0, k1, stored)
+            nxt[k - 1] = child
+    return nxt[:k].copy(), keys, stored, out[:nout].copy(), k
+
+
+def _search(nbrs: np.ndarray, depth: int, threads: int | None = None):
+    """Breadth-first search over blank paths from every cell, a level at a time. Returns
+    the forbidden paths as (cells[m, depth + 1], length[m]), the number of live paths
+    (kept to be extended) per length, and the most live paths of the last length from one
+    start cell.
 
     A path is a 64-bit code (its start cell, then 2 bits a move) and its board is
     replayed from it when it is extended; its effect is a 128-bit key (the start cell and
-    24 cells' labels) in one open-addressing hash. A path is extended only if no proper
-    suffix is forbidden: each level's Aho-Corasick automaton over the forbidden paths
-    found so far (all shorter than the level) answers that with one transition a move.
-    The last level's paths are kept only while their start cell's are searched (no later
-    level compares with them; equal effects share a start cell): a small second hash."""
+    24 cells' labels) in an open-addressing hash per start cell. A path is extended only
+    if no proper suffix is forbidden: each level's Aho-Corasick automaton over the
+    forbidden paths found so far (all shorter than the level) answers that with one
+    transition a move. Each level's start cells are extended on `threads` threads (the
+    kernels run without the GIL; default: numba's, as a table's build), their forbidden
+    paths taken in start-cell order: the paths, and so the machine, are those of one
+    thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+
+    nbrs = np.ascontiguousarray(nbrs, dtype=np.int64)
     n = nbrs.shape[0]
-    keys = np.zeros((1 << 12, 2), dtype=np.uint64)
-    stored = 0
-    board = np.empty(n, dtype=np.int64)
-    out_cells = np.empty((1024, depth + 1), dtype=np.int8)
-    out_len = np.empty(1024, dtype=np.int64)
-    nout = 0
-    tf, af = _automaton(nbrs, out_cells[:0], out_len[:0])
-    codes = np.arange(n).astype(np.uint64)
-    for s in range(n):  # the empty paths: each start's identity board
-        _, _, k0, k1 = _replay(nbrs, codes[s], 0, board, tf, af)
-        keys, stored = _put(keys, _find(keys, k0, k1), k0, k1, stored)
+    threads = threads or numba.get_num_threads()
+    found_cells = [np.zeros((0, depth + 1), dtype=np.int8)]
+    found_len = [np.zeros(0, dtype=np.int64)]
+    tf, af = _automaton(nbrs, found_cells[0], found_len[0])
+    keys = [_start(nbrs, s, tf, af) for s in range(n)]
+    stored = [1] * n
+    codes = [np.array([s], dtype=np.uint64) for s in range(n)]
     live = np.zeros(depth + 1, dtype=np.int64)
     live[0] = n
     widest = 0  # the most last-level paths of one start cell
-    for level in range(1, depth + 1):
-        m = codes.shape[0]
-        last = level == depth
-        nxt = np.empty(0 if last else 4 * m, dtype=np.uint64)
-        mine = np.zeros((1 << 12, 2), dtype=np.uint64)  # the last level: this start cell's effects
-        mine_stored, mine_start = 0, -1
-        k = 0
-        found = nout
-        for i in range(m):
-            code = codes[i]
-            s = np.int64(code & np.uint64(31))
-            b, state, p0, p1 = _replay(nbrs, code, level - 1, board, tf, af)
-            if last and s != mine_start:  # (a level's paths come grouped by start cell)
-                widest = max(widest, mine_stored)
-                mine[:] = 0
-                mine_stored, mine_start = 0, s
-            for d in range(4):
-                c = nbrs[b, d]
-                if c < 0 or tf[state, d] < 0:  # off the board, or a proper suffix is forbidden
-                    continue
-                k0, k1 = _set(p0, p1, b, s, board[c])  # the blank (labelled s) and the tile on c swap
-                k0, k1 = _set(k0, k1, c, board[c], s)
-                child = code | (np.uint64(d) << np.uint64(5 + 2 * (level - 1)))
-                slot = _find(keys, k0, k1)
-                seen = _taken(keys, slot)
-                if last and not seen:
-                    slot = _find(mine, k0, k1)
-                    seen = _taken(mine, slot)
-                if seen:  # an earlier path has this effect: forbidden
-                    if nout == out_len.size:
-                        more = np.empty((2 * nout, depth + 1), dtype=np.int8)
-                        more[:nout] = out_cells
-                        out_cells = more
-                        more_len = np.empty(2 * nout, dtype=np.int64)
-                        more_len[:nout] = out_len
-                        out_len = more_len
-                    cell = s
-                    out_cells[nout, 0] = cell
-                    for j in range(level):
-                        cell = nbrs[cell, _move(child, j)]
-                        out_cells[nout, j + 1] = cell
-                    out_len[nout] = level
-                    nout += 1
-                    continue
-                k += 1
-                if last:  # kept only to find this level's later duplicates: no level comes after
-                    mine, mine_stored = _put(mine, slot, k0, k1, mine_stored)
-                    continue
-                keys, stored = _put(keys, slot, k0, k1, stored)
-                nxt[k - 1] = child
-        live[level] = k
-        codes = nxt[:k]
-        if nout > found and not last:
-            tf, af = _automaton(nbrs, out_cells[:nout], out_len[:nout])
-    return out_cells[:nout], out_len[:nout], live, max(widest, mine_stored)
+    grew = [1.0] * n  # each start cell's last growth in live paths a level
+    with ThreadPoolExecutor(threads) as pool:
+        for level in range(1, depth + 1):
+            last = level == depth
+
+            def extend(s, level=level, last=last, tf=tf, af=af):
+                m = len(codes[s])
+                nxt, keys[s], stored[s], out, k = _extend(
+                    nbrs, codes[s], level, last, keys[s], stored[s], tf, af, int(m * grew[s])
+                )
+                codes[s] = nxt  # (the parents' codes go at once)
+                grew[s] = k / m if m else 0.0
+                return out, k
+
+            jobs = [pool.submit(extend, s) for s in range(n)]
+            try:
+                results = [job.result() for job in jobs]
+            except BaseException:  # (Ctrl-C: no start cell begins after it)
+                for job in jobs:
+                    job.cancel()
+                raise
+            new = 0
+            for out, k in results:
+                live[level] += k
+                if last:
+                    widest = max(widest, k)
+                if len(out):
+                    padded = np.zeros((len(out), depth + 1), dtype=np.int8)
+                    padded[:, : level + 1] = out
+                    found_cells.append(padded)
+                    found_len.append(np.full(len(out), level, dtype=np.int64))
+                    new += len(out)
+            if new and not last:
+                tf, af = _automaton(nbrs, np.concatenate(found_cells), np.concatenate(found_len))
+    return np.concatenate(found_cells), np.concatenate(found_len), live, widest
 
 
 @njit(cache=True)
@@ -328,12 +390,10 @@ class BuildCost(NamedTuple):
     seconds: float
 
 
-def _hash_bytes(entries: float) -> int:
-    """A hash of 16-byte slots holding entries, with its half-size predecessor (held while it grows)."""
-    slots = 1 << 12
-    while OF * entries > FILL * slots:
-        slots *= 2
-    return 16 * slots * 3 // 2
+def _hash_bytes(entries: float, hashes: int = 1) -> int:
+    """The most bytes `hashes` hashes of 16-byte slots holding entries between them can take
+    (each just grown, GROW slots for every GROW - 1 filled to FILL/OF)."""
+    return int(16 * (entries * OF * (GROW + 1) / (FILL * GROW) + hashes * SLOTS))
 
 
 def build_cost(shape: Shape, depth: int) -> BuildCost:
@@ -342,9 +402,10 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     only falls with length: 1.95-2.02 per move on 4x4, 2.24-2.31 on 5x5, below 1 once a
     small board's effects run out), and so are the share of the last length's paths that
     one start cell holds (it falls with length) and the forbidden paths per live path.
-    Memory, all added up: the hash of the effects of every length but the last, the last
-    length's hash of one start cell, two levels of 8-byte path codes (4 a parent), and the
-    automaton over the forbidden paths."""
+    Memory, all added up: the hashes of the effects of every length but the last, the last
+    length's hash of one start cell a thread, the hashes of one start cell a thread while
+    they grow (a start cell holds at most twice its share), two levels of 8-byte path
+    codes (4 a parent), and the automaton over the forbidden paths."""
     probe = min(depth, PROBE_DEPTH)
     _, lengths, counts, widest = _search(shape.neighbours, probe)
     live = [float(x) for x in counts]
@@ -354,10 +415,29 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     while len(live) <= depth:
         live.append(live[-1] * growth)
     paths = int(sum(live))
-    hashes = _hash_bytes(sum(live[:depth])) + _hash_bytes(share * live[depth])
+    import numba
+
+    n, threads = shape.n, numba.get_num_threads()
+    kept = sum(live[:depth])
+    hashes = _hash_bytes(kept, n) + threads * (
+        _hash_bytes(share * live[depth]) + 2 * _hash_bytes(2 * kept / n)
+    )
     levels = max(32 * (a + b) for a, b in zip([0.0] + live, live[:depth]))
     automaton = NODE_BYTES * depth * (forbidden * live[depth] + len(lengths))
     return BuildCost(paths, int(hashes + levels + automaton), SECONDS_PER_PATH * paths)
+
+
+def _give_back_freed_memory() -> None:
+    """Have glibc return freed blocks of 1 MiB or more to the system at once. Its threshold
+    otherwise grows to 32 MiB as big blocks are freed, and the start cells' hashes, each
+    freed when it grows, stay in the process: 5x5's depth-18 build then peaks 0.35 GB
+    higher (3.6 GB). Elsewhere (not glibc) nothing is changed."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+    except (AttributeError, OSError):
+        pass
 
 
 def build(shape: Shape, depth: int) -> MoveMachine:
@@ -367,6 +447,7 @@ def build(shape: Shape, depth: int) -> MoveMachine:
     if depth == 2:
         return undo_machine(shape)
     nbrs = shape.neighbours
+    _give_back_freed_memory()
     cells, lengths, _, _ = _search(nbrs, depth)
     transitions, start = _automaton(nbrs, cells, lengths)
     forbidden = np.bincount(lengths, minlength=depth + 1).astype(np.int64)
