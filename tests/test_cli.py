@@ -120,6 +120,21 @@ def test_prune_help_names_the_default_depth_of_each_shape():
         assert f"{depth} on {rows}x{cols}" in help_text
 
 
+def test_a_long_build_says_which_table_of_how_many_it_builds(tmp_path, monkeypatch):
+    """Each table a build announces (those foreseen to take more than 5 s) says its place."""
+    from patterndb.cli import commands
+
+    monkeypatch.setattr(commands, "BUILD_RATE", 1.0)  # (every table foreseen to be long)
+    r = CliRunner().invoke(
+        pdb, ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]
+    )
+    assert r.exit_code == 0, r.output
+    assert [ln.split(":")[0] for ln in r.stderr.splitlines() if ln.startswith("building")] == [
+        "building tiles 1-4 (table 1 of 2)",
+        "building tiles 5-8 (table 2 of 2)",
+    ], r.stderr
+
+
 def test_pdb_build_pattern_and_reuse(tmp_path):
     args = ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]
     r = CliRunner().invoke(pdb, args)

@@ -201,9 +201,14 @@ def test_bench_whole_times_the_commands(pdb_dir, tmp_path):
 
 
 def test_bench_build_times_a_build():
+    """A row of wall, CPU, cores busy, entries (the 8-puzzle's 181,440 states), their rate
+    and peak RSS, and the published rate it is held against."""
     r = run(*PY, "scripts/bench_build.py", "--only", "exact 3x3")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert [ln.split()[:2] for ln in r.stdout.splitlines()][-1] == ["exact", "3x3"]
+    row = next(ln.split() for ln in r.stdout.splitlines() if ln.startswith("exact 3x3"))
+    wall, cpu, busy, count = (float(x.replace(",", "")) for x in row[2:6])
+    assert count == 181_440 and 0 < cpu and abs(busy - cpu / wall) < 0.1, r.stdout
+    assert r.stdout.splitlines()[-1].startswith("published: 1.50 M entries"), r.stdout
 
 
 def test_scaling_check_runs_its_rounds_on_a_small_board(pdb_dir, tmp_path):

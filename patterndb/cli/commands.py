@@ -186,7 +186,7 @@ def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
 
 def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:
     """Build each group's table once; a group already cached (by any partition) is reused."""
-    for tiles in groups:
+    for i, tiles in enumerate(groups, 1):
         path = pattern_path(ddir, frame, tiles)
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
@@ -196,8 +196,9 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
             check_pattern_build(frame, tiles, ddir)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
+                of = f" (table {i} of {len(groups)})" if len(groups) > 1 else ""
                 click.echo(
-                    f"building tiles {group_label(tiles)}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
+                    f"building tiles {group_label(tiles)}{of}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
                     f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "
                     f"about {_minutes(entries / BUILD_RATE)} on 2 cores",
                     err=True,
