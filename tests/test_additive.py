@@ -169,3 +169,32 @@ def test_refuses_to_build_what_does_not_fit(tmp_path, monkeypatch):
     with pytest.raises(Exception, match=r"needs about 1\.5\d GiB but only 0\.10 GiB is available"):
         build_pattern_file(f, tuple(range(8, 16)), tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_levels_pieces_come_back_in_order_and_an_error_stops_the_rest():
+    """The pieces a build hands its threads: results in piece order, however they finish;
+    a piece that raises raises in the build, and pieces not yet begun never run."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from patterndb.build.handout import hand_out
+
+    def piece(i):
+        time.sleep(0.01 * (i % 3))
+        return i * i
+
+    ran = []
+
+    def failing(i):
+        ran.append(i)
+        if i == 1:
+            raise ValueError("piece 1")
+        time.sleep(0.05)
+        return i
+
+    with ThreadPoolExecutor(2) as pool:
+        assert hand_out(piece, 10, pool) == [i * i for i in range(10)]
+        with pytest.raises(ValueError, match="piece 1"):
+            hand_out(failing, 50, pool)
+    assert len(ran) < 50
+    assert hand_out(piece, 3, None) == [0, 1, 4]

@@ -19,23 +19,27 @@ and no pass is needed between levels. A word is stored in as few bytes as its
 fields need (5 for a 6- or 7-tile group on 5x5: 14.5 GB for a 7-tile build with
 its distances, where 8-byte words and a second word of raises needed 41 GB).
 
-Both cores work without locks or atomics. Phase A expands moves of tiles
+Every core works without locks or atomics. Phase A expands moves of tiles
 1..k-1: they keep tile 0's cell, i.e. stay in the contiguous block of ranks
 with that cell, so one thread owns each block. Phase B expands moves of
 tile 0, which keep tile 1's cell; one thread owns each such set of ranks.
+The blocks and sets are handed to the threads one at a time (handout.py).
 """
 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
 from ..bits import address, flood, load_u64, lowest_bit, nth_bit, ordinal, spread
-from ..jit import njit, prange
+from ..jit import njit
 from ..puzzle.ranking import num_placements, rank, unrank
 from .exact import UNREACHED
+from .handout import hand_out, threads
 from .progress import LevelProgress
 
 FIELD_MASK = np.uint64(3)
@@ -224,7 +228,7 @@ def _region_after_move(c, b, region, free2, cells):
     return spread(cbit, free2, cells.geo)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, weights):
     """Expand the current level's frontier fields of ranks [start, start+count) by moves
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
@@ -300,31 +304,28 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
     return new_placements, new_fields
 
 
-@njit(cache=True, parallel=True)
-def _phase_a(layers, level, k, n, cells, weights, out):
-    """out[c, 0] / out[c, 1]: new placements / new fields of the block of tile 0 on cell c."""
+@njit(cache=True, nogil=True)
+def _phase_a(layers, level, k, n, cells, weights, c0):
+    """(new placements, new fields) of the block of tile 0 on cell c0, by moves of tiles 1..k-1."""
     block = layers.dist.size // n
-    for c0 in prange(n):
-        p, f = _expand_range(c0 * block, block, 1, k, False, layers, level, k, n, cells, weights)
-        out[c0, 0] = p
-        out[c0, 1] = f
+    return _expand_range(c0 * block, block, 1, k, False, layers, level, k, n, cells, weights)
 
 
-@njit(cache=True, parallel=True)
-def _phase_b(layers, level, k, n, cells, weights, out):
+@njit(cache=True, nogil=True)
+def _phase_b(layers, level, k, n, cells, weights, c1):
+    """(new placements, new fields) of the ranks with tile 1 on cell c1, by moves of tile 0."""
     block = layers.dist.size // n
     sub = block // (n - 1)
-    for c1 in prange(n):
-        out[c1, 0] = 0
-        out[c1, 1] = 0
-        for c0 in range(n):
-            if c0 != c1:
-                d1 = c1 - (1 if c0 < c1 else 0)
-                p, f = _expand_range(
-                    c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights
-                )
-                out[c1, 0] += p
-                out[c1, 1] += f
+    placements, fields = 0, 0
+    for c0 in range(n):
+        if c0 != c1:
+            d1 = c1 - (1 if c0 < c1 else 0)
+            p, f = _expand_range(
+                c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights
+            )
+            placements += p
+            fields += f
+    return placements, fields
 
 
 def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
@@ -402,30 +403,26 @@ def build_regions(
     dist[r0] = 0
     layers = Layers(words, dist, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
     layers.marks[0, r0 >> MARK_SHIFT] = 1
-    out = np.zeros((n, 2), dtype=np.int64)
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
-    while True:
-        if k > 1:
-            # Blocks differ in work per level: hand them out one at a time.
-            import numba
-
-            old = numba.set_parallel_chunksize(1)
-            _phase_a(layers, level, k, n, cells, weights, out)
-            new, frontier = (int(v) for v in out.sum(axis=0))
-            _phase_b(layers, level, k, n, cells, weights, out)
-            new += int(out[:, 0].sum())
-            frontier += int(out[:, 1].sum())
-            numba.set_parallel_chunksize(old)
-        else:
-            new, frontier = _expand_range(0, size, 0, 1, True, layers, level, k, n, cells, weights)
-        layers.marks[level % 2] = 0
-        level += 1
-        done += new
-        if bar:
-            bar.level(level, done, new)
-        if frontier == 0:
-            break
+    with ThreadPoolExecutor(threads()) as pool:
+        while True:
+            if k > 1:
+                args = (layers, level, k, n, cells, weights)
+                counts = hand_out(partial(_phase_a, *args), n, pool)
+                counts += hand_out(partial(_phase_b, *args), n, pool)
+                new, frontier = (sum(x) for x in zip(*counts))
+            else:
+                new, frontier = _expand_range(
+                    0, size, 0, 1, True, layers, level, k, n, cells, weights
+                )
+            layers.marks[level % 2] = 0
+            level += 1
+            done += new
+            if bar:
+                bar.level(level, done, new)
+            if frontier == 0:
+                break
     seconds = time.perf_counter() - start
     if bar:
         bar.done(seconds)

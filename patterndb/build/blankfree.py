@@ -20,19 +20,23 @@ placement write the same value.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
-from ..jit import njit, prange
+from ..jit import njit
 from ..puzzle.ranking import num_placements, rank, unrank
 from .additive import moved_rank
 from .exact import UNREACHED
+from .handout import hand_out, threads
 from .progress import LevelProgress
 
-CHUNK = 1 << 16  # ranks a thread takes at a time
+CHUNK = 1 << 16  # the fewest ranks of a piece a thread takes at a time
+PIECES = 256  # the most pieces a level is cut into
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ):
     """Expand the placements of distance level in ranks [start, end); returns how many there were."""
     seen = 0
@@ -57,16 +61,14 @@ def _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ):
     return seen
 
 
-@njit(cache=True, parallel=True)
-def _level(dist, level, k, n, nbrs, weights, counts):
-    """One BFS level over every chunk of ranks; counts[j]: placements of distance level in chunk j."""
-    chunks = counts.size
-    for j in prange(chunks):
-        pos = np.empty(k, dtype=np.int64)
-        occ = np.full(n, -1, dtype=np.int64)
-        start = j * CHUNK
-        end = min(dist.size, start + CHUNK)
-        counts[j] = _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ)
+@njit(cache=True, nogil=True)
+def _piece(dist, level, k, n, nbrs, weights, pieces, j):
+    """Expand the placements of distance level in piece j of pieces (a range of ranks);
+    returns how many there were."""
+    pos = np.empty(k, dtype=np.int64)
+    occ = np.full(n, -1, dtype=np.int64)
+    start, end = dist.size * j // pieces, dist.size * (j + 1) // pieces
+    return _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ)
 
 
 def build_blank_free(
@@ -81,18 +83,19 @@ def build_blank_free(
     nbrs = np.ascontiguousarray(nbrs, dtype=np.int64)
     dist = np.full(size, UNREACHED, dtype=np.uint8)
     dist[rank(np.asarray(goal_cells, dtype=np.int64), k, n)] = 0
-    counts = np.zeros((size + CHUNK - 1) // CHUNK, dtype=np.int64)
+    pieces = max(1, min(PIECES, size // CHUNK))
     bar = LevelProgress(progress, size) if progress else None
     done, level = 0, 0
-    while True:
-        _level(dist, level, k, n, nbrs, weights, counts)
-        found = int(counts.sum())
-        if found == 0:
-            break
-        done += found
-        level += 1
-        if bar:
-            bar.level(level, done, found)
+    with ThreadPoolExecutor(threads()) as pool:
+        while True:
+            piece = partial(_piece, dist, level, k, n, nbrs, weights, pieces)
+            found = sum(hand_out(piece, pieces, pool))
+            if found == 0:
+                break
+            done += found
+            level += 1
+            if bar:
+                bar.level(level, done, found)
     seconds = time.perf_counter() - start
     if bar:
         bar.done(seconds)
