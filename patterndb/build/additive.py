@@ -19,11 +19,13 @@ and no pass is needed between levels. A word is stored in as few bytes as its
 fields need (5 for a 6- or 7-tile group on 5x5: 14.5 GB for a 7-tile build with
 its distances, where 8-byte words and a second word of raises needed 41 GB).
 
-Every core works without locks or atomics. Phase A expands moves of tiles
-1..k-1: they keep tile 0's cell, i.e. stay in the contiguous block of ranks
-with that cell, so one thread owns each block. Phase B expands moves of
-tile 0, which keep tile 1's cell; one thread owns each such set of ranks.
-The blocks and sets are handed to the threads one at a time (handout.py).
+Every core works without locks or atomics. A level is one pass over the
+blocks of ranks with tile 0 on each cell, handed to the threads one at a
+time (handout.py). Moves of tiles 1..k-1 keep tile 0's cell, i.e. stay in
+the block, whose thread writes them at once; moves of tile 0 leave it, and
+are collected and then written by threads that each own a share of the
+blocks (apply_moves). Each frontier placement is read, and its regions
+found, once a level.
 """
 
 from __future__ import annotations
@@ -229,11 +231,17 @@ def _region_after_move(c, b, region, free2, cells):
 
 
 @njit(cache=True, nogil=True)
-def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, weights):
+def _expand_range(
+    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights
+):
     """Expand the current level's frontier fields of ranks [start, start+count) by moves
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
-    region lies above its placement's distance). Returns (placements reached for the
-    first time, fields marked for the next level)."""
+    region lies above its placement's distance). With defer, tile 0's moves (which leave
+    the block of ranks with tile 0's cell) are not written but returned, each as its
+    rank << 6 | its field, for the thread that owns their block (apply_moves); a move
+    whose field is already set is left out (a field, once set, stays set, so reading it
+    while its owner writes its byte is safe). Returns (placements reached for the first
+    time, fields marked for the next level, the deferred moves)."""
     nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
     words, dist = layers.words, layers.dist
     base, wb = address(words), words.shape[1]
@@ -246,6 +254,8 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     new_fields = 0
+    out = np.empty(1024 if defer else 0, dtype=np.int64)
+    moves_out = 0
     end = start + count
     for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
         if not cur_marks[chunk]:
@@ -284,6 +294,15 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                             low = lowest_bit(_region_after_move(c, b, region, free2, cells))
                         shift = np.uint64(2) * ordinal(low, free2)
                         w2 = _word_at(base, r2, wb, mask)
+                        if defer and i == 0:
+                            if not ((w2 >> shift) & FIELD_MASK):
+                                if moves_out == out.size:
+                                    more = np.empty(2 * out.size, dtype=np.int64)
+                                    more[:moves_out] = out
+                                    out = more
+                                out[moves_out] = (r2 << 6) | np.int64(shift >> np.uint64(1))
+                                moves_out += 1
+                            continue
                         if not ((w2 >> shift) & FIELD_MASK):
                             q = shift >> np.uint64(3)  # a field never straddles two bytes
                             words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
@@ -301,31 +320,44 @@ def _expand_range(start, count, tile_lo, tile_hi, close, layers, level, k, n, ce
                     )
             for i in range(k):
                 occ[pos[i]] = -1
+    return new_placements, new_fields, out[:moves_out]
+
+
+@njit(cache=True, nogil=True)
+def apply_moves(layers, level, blocks, moves, parts, part):
+    """Write the deferred moves (_expand_range) whose rank's block (of tile 0's cell; there
+    are `blocks`) is part modulo parts: a thread a part, each the sole writer of its blocks.
+    Returns (new placements, new fields)."""
+    words, dist = layers.words, layers.dist
+    base, wb = address(words), words.shape[1]
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - 8 * wb)
+    next_marks = layers.marks[(level + 1) % 2]
+    block = dist.size // blocks
+    new_placements = 0
+    new_fields = 0
+    for e in moves:
+        r2 = e >> 6
+        if (r2 // block) % parts != part:
+            continue
+        shift = np.uint64(2 * (e & 63))
+        w2 = _word_at(base, r2, wb, mask)
+        if not ((w2 >> shift) & FIELD_MASK):
+            q = shift >> np.uint64(3)
+            words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
+            next_marks[r2 >> MARK_SHIFT] = 1
+            new_fields += 1
+            if not w2:
+                dist[r2] = level + 1
+                new_placements += 1
     return new_placements, new_fields
 
 
 @njit(cache=True, nogil=True)
-def _phase_a(layers, level, k, n, cells, weights, c0):
-    """(new placements, new fields) of the block of tile 0 on cell c0, by moves of tiles 1..k-1."""
+def _expand_block(layers, level, k, n, cells, weights, c0):
+    """Expand and close the frontier of the block of tile 0 on cell c0: moves of tiles
+    1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
     block = layers.dist.size // n
-    return _expand_range(c0 * block, block, 1, k, False, layers, level, k, n, cells, weights)
-
-
-@njit(cache=True, nogil=True)
-def _phase_b(layers, level, k, n, cells, weights, c1):
-    """(new placements, new fields) of the ranks with tile 1 on cell c1, by moves of tile 0."""
-    block = layers.dist.size // n
-    sub = block // (n - 1)
-    placements, fields = 0, 0
-    for c0 in range(n):
-        if c0 != c1:
-            d1 = c1 - (1 if c0 < c1 else 0)
-            p, f = _expand_range(
-                c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights
-            )
-            placements += p
-            fields += f
-    return placements, fields
+    return _expand_range(c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights)
 
 
 def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
@@ -408,13 +440,16 @@ def build_regions(
     with ThreadPoolExecutor(threads()) as pool:
         while True:
             if k > 1:
-                args = (layers, level, k, n, cells, weights)
-                counts = hand_out(partial(_phase_a, *args), n, pool)
-                counts += hand_out(partial(_phase_b, *args), n, pool)
+                expand = partial(_expand_block, layers, level, k, n, cells, weights)
+                expanded = hand_out(expand, n, pool)
+                moves = np.concatenate([m for _, _, m in expanded])
+                parts = min(n, threads())
+                apply = partial(apply_moves, layers, level, n, moves, parts)
+                counts = [x[:2] for x in expanded] + hand_out(apply, parts, pool)
                 new, frontier = (sum(x) for x in zip(*counts))
             else:
-                new, frontier = _expand_range(
-                    0, size, 0, 1, True, layers, level, k, n, cells, weights
+                new, frontier, _ = _expand_range(
+                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights
                 )
             layers.marks[level % 2] = 0
             level += 1
