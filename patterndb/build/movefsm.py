@@ -378,7 +378,8 @@ def undo_machine(shape: Shape) -> MoveMachine:
 
 
 PROBE_DEPTH = 10  # a search this deep takes well under a second on 5x5
-SECONDS_PER_PATH = 0.6e-6  # measured: 0.17-0.32 us per live path on 4x4 and 5x5 at depths 14-16 (2-core VM); doubled
+# CPU a live path, measured: 0.17-0.32 us on 4x4 and 5x5 at depths 14-16 (2-core VM); doubled
+SECONDS_PER_PATH = 0.6e-6
 NODE_BYTES = 120  # the automaton's arrays per trie node (a forbidden path's move), at most
 
 
@@ -424,7 +425,7 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     )
     levels = max(32 * (a + b) for a, b in zip([0.0] + live, live[:depth]))
     automaton = NODE_BYTES * depth * (forbidden * live[depth] + len(lengths))
-    return BuildCost(paths, int(hashes + levels + automaton), SECONDS_PER_PATH * paths)
+    return BuildCost(paths, int(hashes + levels + automaton), SECONDS_PER_PATH * paths / threads)
 
 
 def _give_back_freed_memory() -> None:
