@@ -66,7 +66,9 @@ def entries(d: str) -> int:
     total = 0
     for path in Path(d).glob("*.h5"):
         with h5py.File(path, "r") as f:
-            total += int(f.attrs.get("placements", f.attrs.get("states", 0)))
+            if "table" in f:
+                a = f["table"].attrs
+                total += int(a.get("placements", a.get("states", 0)))
     return total
 
 

@@ -232,13 +232,15 @@ def _region_after_move(c, b, region, free2, cells):
 
 @njit(cache=True, nogil=True)
 def _expand_range(
-    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights
+    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights, moves_like
 ):
     """Expand the current level's frontier fields of ranks [start, start+count) by moves
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
     region lies above its placement's distance). With defer, tile 0's moves (which leave
     the block of ranks with tile 0's cell) are not written but returned, each as its
-    rank << 6 | its field, for the thread that owns their block (apply_moves); a move
+    rank << 5 | its field, in an array like moves_like (uint32 where that holds every rank:
+    a level's moves are a fraction of the build's memory), for the thread that owns their
+    block (apply_moves); a move
     whose field is already set is left out (a field, once set, stays set, so reading it
     while its owner writes its byte is safe). Returns (placements reached for the first
     time, fields marked for the next level, the deferred moves)."""
@@ -254,7 +256,7 @@ def _expand_range(
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     new_fields = 0
-    out = np.empty(1024 if defer else 0, dtype=np.int64)
+    out = np.empty(1024 if defer else 0, dtype=moves_like.dtype)
     moves_out = 0
     end = start + count
     for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
@@ -297,10 +299,10 @@ def _expand_range(
                         if defer and i == 0:
                             if not ((w2 >> shift) & FIELD_MASK):
                                 if moves_out == out.size:
-                                    more = np.empty(2 * out.size, dtype=np.int64)
+                                    more = np.empty(2 * out.size, dtype=out.dtype)
                                     more[:moves_out] = out
                                     out = more
-                                out[moves_out] = (r2 << 6) | np.int64(shift >> np.uint64(1))
+                                out[moves_out] = (r2 << 5) | np.int64(shift >> np.uint64(1))
                                 moves_out += 1
                             continue
                         if not ((w2 >> shift) & FIELD_MASK):
@@ -320,14 +322,14 @@ def _expand_range(
                     )
             for i in range(k):
                 occ[pos[i]] = -1
-    return new_placements, new_fields, out[:moves_out]
+    return new_placements, new_fields, out[:moves_out].copy()
 
 
 @njit(cache=True, nogil=True)
 def apply_moves(layers, level, blocks, moves, parts, part):
-    """Write the deferred moves (_expand_range) whose rank's block (of tile 0's cell; there
-    are `blocks`) is part modulo parts: a thread a part, each the sole writer of its blocks.
-    Returns (new placements, new fields)."""
+    """Write the deferred moves (_expand_range; moves: a tuple of arrays of them) whose
+    rank's block (of tile 0's cell; there are `blocks`) is part modulo parts: a thread a
+    part, each the sole writer of its blocks. Returns (new placements, new fields)."""
     words, dist = layers.words, layers.dist
     base, wb = address(words), words.shape[1]
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - 8 * wb)
@@ -335,29 +337,32 @@ def apply_moves(layers, level, blocks, moves, parts, part):
     block = dist.size // blocks
     new_placements = 0
     new_fields = 0
-    for e in moves:
-        r2 = e >> 6
-        if (r2 // block) % parts != part:
-            continue
-        shift = np.uint64(2 * (e & 63))
-        w2 = _word_at(base, r2, wb, mask)
-        if not ((w2 >> shift) & FIELD_MASK):
-            q = shift >> np.uint64(3)
-            words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
-            next_marks[r2 >> MARK_SHIFT] = 1
-            new_fields += 1
-            if not w2:
-                dist[r2] = level + 1
-                new_placements += 1
+    for some in moves:
+        for e in some:
+            r2 = np.int64(e >> 5)
+            if (r2 // block) % parts != part:
+                continue
+            shift = np.uint64(2 * (e & 31))
+            w2 = _word_at(base, r2, wb, mask)
+            if not ((w2 >> shift) & FIELD_MASK):
+                q = shift >> np.uint64(3)
+                words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
+                next_marks[r2 >> MARK_SHIFT] = 1
+                new_fields += 1
+                if not w2:
+                    dist[r2] = level + 1
+                    new_placements += 1
     return new_placements, new_fields
 
 
 @njit(cache=True, nogil=True)
-def _expand_block(layers, level, k, n, cells, weights, c0):
+def _expand_block(layers, level, k, n, cells, weights, moves_like, c0):
     """Expand and close the frontier of the block of tile 0 on cell c0: moves of tiles
     1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
     block = layers.dist.size // n
-    return _expand_range(c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights)
+    return _expand_range(
+        c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights, moves_like
+    )
 
 
 def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
@@ -435,21 +440,22 @@ def build_regions(
     dist[r0] = 0
     layers = Layers(words, dist, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
     layers.marks[0, r0 >> MARK_SHIFT] = 1
+    moves_like = np.empty(0, dtype=np.uint32 if size << 5 <= 1 << 32 else np.uint64)
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
     with ThreadPoolExecutor(threads()) as pool:
         while True:
             if k > 1:
-                expand = partial(_expand_block, layers, level, k, n, cells, weights)
+                expand = partial(_expand_block, layers, level, k, n, cells, weights, moves_like)
                 expanded = hand_out(expand, n, pool)
-                moves = np.concatenate([m for _, _, m in expanded])
+                moves = tuple(m for _, _, m in expanded)
                 parts = min(n, threads())
                 apply = partial(apply_moves, layers, level, n, moves, parts)
                 counts = [x[:2] for x in expanded] + hand_out(apply, parts, pool)
                 new, frontier = (sum(x) for x in zip(*counts))
             else:
                 new, frontier, _ = _expand_range(
-                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights
+                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights, moves_like
                 )
             layers.marks[level % 2] = 0
             level += 1

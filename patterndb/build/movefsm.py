@@ -33,6 +33,7 @@ import numpy as np
 
 from ..jit import njit
 from ..puzzle.geometry import Shape
+from .release import give_back_freed_memory
 
 
 class MoveMachine(NamedTuple):
@@ -428,19 +429,6 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     return BuildCost(paths, int(hashes + levels + automaton), SECONDS_PER_PATH * paths / threads)
 
 
-def _give_back_freed_memory() -> None:
-    """Have glibc return freed blocks of 1 MiB or more to the system at once. Its threshold
-    otherwise grows to 32 MiB as big blocks are freed, and the start cells' hashes, each
-    freed when it grows, stay in the process: 5x5's depth-18 build then peaks 0.35 GB
-    higher (3.6 GB). Elsewhere (not glibc) nothing is changed."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
-    except (AttributeError, OSError):
-        pass
-
-
 def build(shape: Shape, depth: int) -> MoveMachine:
     """The machine of this shape that prunes every duplicate path of up to depth moves."""
     if depth < 2:
@@ -448,7 +436,7 @@ def build(shape: Shape, depth: int) -> MoveMachine:
     if depth == 2:
         return undo_machine(shape)
     nbrs = shape.neighbours
-    _give_back_freed_memory()
+    give_back_freed_memory()
     cells, lengths, _, _ = _search(nbrs, depth)
     transitions, start = _automaton(nbrs, cells, lengths)
     forbidden = np.bincount(lengths, minlength=depth + 1).astype(np.int64)
