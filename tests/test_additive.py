@@ -198,3 +198,19 @@ def test_a_levels_pieces_come_back_in_order_and_an_error_stops_the_rest():
             hand_out(failing, 50, pool)
     assert len(ran) < 50
     assert hand_out(piece, 3, None) == [0, 1, 4]
+
+
+@pytest.mark.parametrize(
+    "rows, cols, cells", [(4, 4, (0, 1, 2, 4, 5)), (3, 4, (1, 2, 5, 6)), (5, 5, (0, 1, 5))]
+)
+def test_one_pass_and_two_passes_a_level_build_the_same_table_and_words(rows, cols, cells):
+    """Big tables expand a level in two passes (tile 0's moves apart), the others in one that
+    collects tile 0's moves for their blocks' owners: the same distances and region words."""
+    from patterndb.build.additive import build_regions
+
+    shape = Shape(rows, cols)
+    goal_cells = np.array(cells, dtype=np.int64)
+    blank = shape.n - 1
+    one = build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=False)
+    two = build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=True)
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1]) and one[3] == two[3]

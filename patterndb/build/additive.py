@@ -21,11 +21,14 @@ its distances, where 8-byte words and a second word of raises needed 41 GB).
 
 Every core works without locks or atomics. A level is one pass over the
 blocks of ranks with tile 0 on each cell, handed to the threads one at a
-time (handout.py). Moves of tiles 1..k-1 keep tile 0's cell, i.e. stay in
-the block, whose thread writes them at once; moves of tile 0 leave it, and
+time (handout.py) (tables of over 2^27 placements: two, below). Moves of
+tiles 1..k-1 keep tile 0's cell, i.e. stay in the block, whose thread
+writes them at once; moves of tile 0 leave it, and
 are collected and then written by threads that each own a share of the
 blocks (apply_moves). Each frontier placement is read, and its regions
-found, once a level.
+found, once a level. Where tile 0's moves would take too much memory, a
+first pass writes the moves of tiles 1..k-1 by blocks and a second those
+of tile 0 by the sets of ranks with tile 1 on each cell, which they keep.
 """
 
 from __future__ import annotations
@@ -365,6 +368,47 @@ def _expand_block(layers, level, k, n, cells, weights, moves_like, c0):
     )
 
 
+@njit(cache=True, nogil=True)
+def _phase_a(layers, level, k, n, cells, weights, moves_like, c0):
+    """Two passes a level: (new placements, new fields) of the block of tile 0 on cell c0
+    by moves of tiles 1..k-1, the fields left open for _phase_b."""
+    block = layers.dist.size // n
+    p, f, _ = _expand_range(
+        c0 * block, block, 1, k, False, False, layers, level, k, n, cells, weights, moves_like
+    )
+    return p, f
+
+
+@njit(cache=True, nogil=True)
+def _phase_b(layers, level, k, n, cells, weights, moves_like, c1):
+    """The second pass: (new placements, new fields) of the ranks with tile 1 on cell c1 (the
+    moves of tile 0 keep it) by moves of tile 0, the fields closed."""
+    block = layers.dist.size // n
+    sub = block // (n - 1)
+    placements, fields = 0, 0
+    for c0 in range(n):
+        if c0 != c1:
+            d1 = c1 - (1 if c0 < c1 else 0)
+            p, f, _ = _expand_range(
+                c0 * block + d1 * sub,
+                sub,
+                0,
+                1,
+                True,
+                False,
+                layers,
+                level,
+                k,
+                n,
+                cells,
+                weights,
+                moves_like,
+            )
+            placements += p
+            fields += f
+    return placements, fields
+
+
 def _neighbour_masks(nbrs: np.ndarray) -> np.ndarray:
     masks = np.zeros(len(nbrs), dtype=np.uint64)
     for c, row in enumerate(nbrs):
@@ -411,10 +455,13 @@ def build_regions(
     goal_blank: int,
     progress: str | None = None,
     table_cells: int = 16,
+    two_passes: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """build_pattern, and the words of the search ([rank, byte]; word() reads one): per
     placement, which blank regions lie above its distance (raised_fields), what a
-    zero-aware table keeps (patterndb.build.zeroaware). Returns (table, words, seconds, levels)."""
+    zero-aware table keeps (patterndb.build.zeroaware). Returns (table, words, seconds, levels).
+    two_passes: expand each level in two passes (None: where tile 0's moves would not fit 4
+    bytes, see above; tests set it to check both ways on small boards)."""
     start = time.perf_counter()
     n = len(nbrs)
     k = len(goal_cells)
@@ -440,12 +487,21 @@ def build_regions(
     dist[r0] = 0
     layers = Layers(words, dist, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
     layers.marks[0, r0 >> MARK_SHIFT] = 1
-    moves_like = np.empty(0, dtype=np.uint32 if size << 5 <= 1 << 32 else np.uint64)
+    # One pass a level where a deferred move fits 4 bytes (tables up to 2^27 placements: 5x5's
+    # 6-tile, 6x6's 5-tile); larger ones (4x4's 8-tile: 519 M) keep two passes, whose memory is
+    # the table's alone (a level's moves of 8 bytes would add 0.7 GB to 7-8's 1.7 GB).
+    one_pass = size << 5 <= 1 << 32 if two_passes is None else not two_passes
+    moves_like = np.empty(0, dtype=np.uint32)
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
     with ThreadPoolExecutor(threads()) as pool:
         while True:
-            if k > 1:
+            if k > 1 and not one_pass:
+                args = (layers, level, k, n, cells, weights, moves_like)
+                counts = hand_out(partial(_phase_a, *args), n, pool)
+                counts += hand_out(partial(_phase_b, *args), n, pool)
+                new, frontier = (sum(x) for x in zip(*counts))
+            elif k > 1:
                 expand = partial(_expand_block, layers, level, k, n, cells, weights, moves_like)
                 expanded = hand_out(expand, n, pool)
                 moves = tuple(m for _, _, m in expanded)
