@@ -235,17 +235,16 @@ def _region_after_move(c, b, region, free2, cells):
 
 @njit(cache=True, nogil=True)
 def _expand_range(
-    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights, moves_like
+    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights
 ):
     """Expand the current level's frontier fields of ranks [start, start+count) by moves
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
     region lies above its placement's distance). With defer, tile 0's moves (which leave
     the block of ranks with tile 0's cell) are not written but returned, each as its
-    rank << 5 | its field, in an array like moves_like (uint32 where that holds every rank:
-    a level's moves are a fraction of the build's memory), for the thread that owns their
-    block (apply_moves); a move
-    whose field is already set is left out (a field, once set, stays set, so reading it
-    while its owner writes its byte is safe). Returns (placements reached for the first
+    rank << 5 | its field in 4 bytes (build_regions defers only where every rank fits), for
+    the thread that owns their block (apply_moves); a move whose field is already set is
+    left out (a field, once set, stays set, so reading it while its owner writes its byte
+    is safe). Returns (placements reached for the first
     time, fields marked for the next level, the deferred moves)."""
     nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
     words, dist = layers.words, layers.dist
@@ -259,7 +258,7 @@ def _expand_range(
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     new_fields = 0
-    out = np.empty(1024 if defer else 0, dtype=moves_like.dtype)
+    out = np.empty(1024 if defer else 0, dtype=np.uint32)
     moves_out = 0
     end = start + count
     for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
@@ -298,9 +297,8 @@ def _expand_range(
                         else:
                             low = lowest_bit(_region_after_move(c, b, region, free2, cells))
                         shift = np.uint64(2) * ordinal(low, free2)
-                        w2 = _word_at(base, r2, wb, mask)
                         if defer and i == 0:
-                            if not ((w2 >> shift) & FIELD_MASK):
+                            if not ((_word_at(base, r2, wb, mask) >> shift) & FIELD_MASK):
                                 if moves_out == out.size:
                                     more = np.empty(2 * out.size, dtype=out.dtype)
                                     more[:moves_out] = out
@@ -308,6 +306,7 @@ def _expand_range(
                                 out[moves_out] = (r2 << 5) | np.int64(shift >> np.uint64(1))
                                 moves_out += 1
                             continue
+                        w2 = _word_at(base, r2, wb, mask)
                         if not ((w2 >> shift) & FIELD_MASK):
                             q = shift >> np.uint64(3)  # a field never straddles two bytes
                             words[r2, q] |= np.uint8(np.uint64(1) << (shift & np.uint64(7)))
@@ -340,6 +339,7 @@ def apply_moves(layers, level, blocks, moves, parts, part):
     block = dist.size // blocks
     new_placements = 0
     new_fields = 0
+    # (the field written as _expand_range writes it: a shared helper made the pass 2x slower)
     for some in moves:
         for e in some:
             r2 = np.int64(e >> 5)
@@ -359,28 +359,26 @@ def apply_moves(layers, level, blocks, moves, parts, part):
 
 
 @njit(cache=True, nogil=True)
-def _expand_block(layers, level, k, n, cells, weights, moves_like, c0):
+def _expand_block(layers, level, k, n, cells, weights, c0):
     """Expand and close the frontier of the block of tile 0 on cell c0: moves of tiles
     1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
     block = layers.dist.size // n
-    return _expand_range(
-        c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights, moves_like
-    )
+    return _expand_range(c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights)
 
 
 @njit(cache=True, nogil=True)
-def _phase_a(layers, level, k, n, cells, weights, moves_like, c0):
+def _phase_a(layers, level, k, n, cells, weights, c0):
     """Two passes a level: (new placements, new fields) of the block of tile 0 on cell c0
     by moves of tiles 1..k-1, the fields left open for _phase_b."""
     block = layers.dist.size // n
     p, f, _ = _expand_range(
-        c0 * block, block, 1, k, False, False, layers, level, k, n, cells, weights, moves_like
+        c0 * block, block, 1, k, False, False, layers, level, k, n, cells, weights
     )
     return p, f
 
 
 @njit(cache=True, nogil=True)
-def _phase_b(layers, level, k, n, cells, weights, moves_like, c1):
+def _phase_b(layers, level, k, n, cells, weights, c1):
     """The second pass: (new placements, new fields) of the ranks with tile 1 on cell c1 (the
     moves of tile 0 keep it) by moves of tile 0, the fields closed."""
     block = layers.dist.size // n
@@ -402,7 +400,6 @@ def _phase_b(layers, level, k, n, cells, weights, moves_like, c1):
                 n,
                 cells,
                 weights,
-                moves_like,
             )
             placements += p
             fields += f
@@ -455,13 +452,13 @@ def build_regions(
     goal_blank: int,
     progress: str | None = None,
     table_cells: int = 16,
-    two_passes: bool | None = None,
+    two_passes: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, float, int]:
     """build_pattern, and the words of the search ([rank, byte]; word() reads one): per
     placement, which blank regions lie above its distance (raised_fields), what a
     zero-aware table keeps (patterndb.build.zeroaware). Returns (table, words, seconds, levels).
-    two_passes: expand each level in two passes (None: where tile 0's moves would not fit 4
-    bytes, see above; tests set it to check both ways on small boards)."""
+    two_passes: expand each level in two passes, as tables whose tile 0's moves would not
+    fit 4 bytes always are (see above; tests set it to check both ways on small boards)."""
     start = time.perf_counter()
     n = len(nbrs)
     k = len(goal_cells)
@@ -490,28 +487,28 @@ def build_regions(
     # One pass a level where a deferred move fits 4 bytes (tables up to 2^27 placements: 5x5's
     # 6-tile, 6x6's 5-tile); larger ones (4x4's 8-tile: 519 M) keep two passes, whose memory is
     # the table's alone (a level's moves of 8 bytes would add 0.7 GB to 7-8's 1.7 GB).
-    one_pass = size << 5 <= 1 << 32 if two_passes is None else not two_passes
-    moves_like = np.empty(0, dtype=np.uint32)
+    one_pass = size << 5 <= 1 << 32 and not two_passes
+    cores = threads()
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
-    with ThreadPoolExecutor(threads()) as pool:
+    with ThreadPoolExecutor(cores) as pool:
         while True:
             if k > 1 and not one_pass:
-                args = (layers, level, k, n, cells, weights, moves_like)
+                args = (layers, level, k, n, cells, weights)
                 counts = hand_out(partial(_phase_a, *args), n, pool)
                 counts += hand_out(partial(_phase_b, *args), n, pool)
                 new, frontier = (sum(x) for x in zip(*counts))
             elif k > 1:
-                expand = partial(_expand_block, layers, level, k, n, cells, weights, moves_like)
+                expand = partial(_expand_block, layers, level, k, n, cells, weights)
                 expanded = hand_out(expand, n, pool)
                 moves = tuple(m for _, _, m in expanded)
-                parts = min(n, threads())
+                parts = min(n, cores)
                 apply = partial(apply_moves, layers, level, n, moves, parts)
                 counts = [x[:2] for x in expanded] + hand_out(apply, parts, pool)
                 new, frontier = (sum(x) for x in zip(*counts))
             else:
                 new, frontier, _ = _expand_range(
-                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights, moves_like
+                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights
                 )
             layers.marks[level % 2] = 0
             level += 1

@@ -27,12 +27,14 @@ of depth 2 forbids exactly the immediate undo.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
 from ..jit import njit
 from ..puzzle.geometry import Shape
+from . import handout
 from .release import give_back_freed_memory
 
 
@@ -238,13 +240,8 @@ def _search(nbrs: np.ndarray, depth: int, threads: int | None = None):
     kernels run without the GIL; default: numba's, as a table's build), their forbidden
     paths taken in start-cell order: the paths, and so the machine, are those of one
     thread."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numba
-
     nbrs = np.ascontiguousarray(nbrs, dtype=np.int64)
     n = nbrs.shape[0]
-    threads = threads or numba.get_num_threads()
     found_cells = [np.zeros((0, depth + 1), dtype=np.int8)]
     found_len = [np.zeros(0, dtype=np.int64)]
     tf, af = _automaton(nbrs, found_cells[0], found_len[0])
@@ -255,7 +252,7 @@ def _search(nbrs: np.ndarray, depth: int, threads: int | None = None):
     live[0] = n
     widest = 0  # the most last-level paths of one start cell
     grew = [1.0] * n  # each start cell's last growth in live paths a level
-    with ThreadPoolExecutor(threads) as pool:
+    with ThreadPoolExecutor(threads or handout.threads()) as pool:
         for level in range(1, depth + 1):
             last = level == depth
 
@@ -268,15 +265,10 @@ def _search(nbrs: np.ndarray, depth: int, threads: int | None = None):
                 grew[s] = k / m if m else 0.0
                 return out, k
 
-            jobs = [pool.submit(extend, s) for s in range(n)]
-            try:
-                results = [job.result() for job in jobs]
-            except BaseException:  # (Ctrl-C: no start cell begins after it)
-                for job in jobs:
-                    job.cancel()
-                raise
             new = 0
-            for out, k in results:
+            for out, k in handout.hand_out(
+                extend, n, pool
+            ):  # (Ctrl-C: no start cell begins after it)
                 live[level] += k
                 if last:
                     widest = max(widest, k)
@@ -417,9 +409,7 @@ def build_cost(shape: Shape, depth: int) -> BuildCost:
     while len(live) <= depth:
         live.append(live[-1] * growth)
     paths = int(sum(live))
-    import numba
-
-    n, threads = shape.n, numba.get_num_threads()
+    n, threads = shape.n, handout.threads()
     kept = sum(live[:depth])
     hashes = _hash_bytes(kept, n) + threads * (
         _hash_bytes(share * live[depth]) + 2 * _hash_bytes(2 * kept / n)
