@@ -12,9 +12,10 @@ from patterndb import Board, BoardError
 from .heuristics import Heuristic
 from .ida import Driver, Problem, ThreadBackend
 from .ida.checkpoint import Checkpoint, Resumed, identity, saved_heuristic
+from .ida.lookahead import search_on
 from .ida.progress import Fanout
 from .ida.race import Race, race
-from .ida.state import Backend
+from .ida.state import Backend, Listener, SearchState
 from .ida.threads import default_jobs
 from .ida.trace import Trace
 from .plan import Control, Plan, quiet
@@ -53,7 +54,8 @@ def _run(
     log = control.log or quiet
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
     backend = control.backend or ThreadBackend(opts.jobs or default_jobs())
-    h, problem = problems[0]
+    chosen = 0  # the heuristic searching without a race
+    h, problem = problems[chosen]
     racing = len(problems) > 1
     if racing and control.backend is not None:
         if opts.pattern and "|" in opts.pattern:
@@ -66,7 +68,8 @@ def _run(
         names = [hh.name for hh, _ in problems]
         saved = saved_heuristic(control.checkpoint) if control.checkpoint is not None else None
         if saved in names:  # resumed: the heuristic that won the race before
-            h, problem = problems[names.index(saved)]
+            chosen = names.index(saved)
+            h, problem = problems[chosen]
             racing = False
     out = None
     # The time-out stops the kernels themselves when it comes (they read the stop flag every
@@ -74,69 +77,89 @@ def _run(
     # thread of a batch runs whole iterations in one call (--timeout 0.5 stopped at 1.3 s).
     with control.stop.searching(opts.timeout):
         if racing:
-            raced = race(
-                *(
-                    Driver(
-                        p,
-                        backend,
-                        control.stop,
-                        listener,
-                        opts.max_nodes or 0,
-                        deadline,
-                        control.split_nodes,
-                    )
-                    for _, p in problems
-                ),
-                tuple(names),
-                control.stop,
-                deadline=deadline,
-            )
-            h, problem = problems[raced.winner]
-            out, resume = raced.outcome, raced.state
-            log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
-        if control.checkpoint is not None:
-            ident = identity(
-                str(canonical_board),
-                str(plan.frame.canonical_goal),
-                plan.algorithm,
-                h.name,
-                h.tables,
-                plan.machine.depth,
-            )
-            ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
-            if not racing:
-                resume, path = ckpt.load(problem)
-                if path is None:
-                    ckpt.check_writable()
-                if resume is not None:
-                    resumed = ckpt.resumed(resume, path)
-                    log(str(resumed))
-            elif out is None:
-                ckpt.save(resume)  # the winner's finished iterations, before it goes on
-            listener = Fanout(listener, ckpt)
-        if path is None and out is None:
-            trace = None
-            if control.trace is not None:
-                trace = Trace(
-                    control.trace,
-                    _trace_header(problem, plan, h, backend, str(canonical_board), control),
-                    log,
-                )
-                listener = Fanout(listener, trace)
-            try:
-                out = Driver(
-                    problem,
+            names = tuple(hh.name for hh, _ in problems)
+            legs = [
+                Driver(
+                    p,
                     backend,
                     control.stop,
                     listener,
                     opts.max_nodes or 0,
                     deadline,
                     control.split_nodes,
-                    None if trace is None else trace.chunk,
-                ).run(resume)
-            finally:
+                )
+                for _, p in problems
+            ]
+            raced = race(*legs, names, control.stop, deadline=deadline)
+            h, problem = problems[raced.winner]
+            out, resume = raced.outcome, raced.state
+            log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
+        ckpt = trace = None
+
+        def follow(i: int, state: SearchState | None) -> Listener | None:
+            """The listeners of the search with problems[i]'s heuristic from state (None: from
+            its checkpoint or its start): its checkpoint (saved at once where state is given)
+            and trace, in place of any earlier one's."""
+            nonlocal ckpt, trace, resume, path, resumed
+            hh, pp = problems[i]
+            if control.checkpoint is not None:
+                ident = identity(
+                    str(canonical_board),
+                    str(plan.frame.canonical_goal),
+                    plan.algorithm,
+                    hh.name,
+                    hh.tables,
+                    plan.machine.depth,
+                )
+                ckpt = Checkpoint(control.checkpoint, ident, control.checkpoint_every, log)
+                if state is not None:
+                    ckpt.save(state)  # the winner's finished iterations, before it goes on
+                else:
+                    resume, path = ckpt.load(pp)
+                    if path is None:
+                        ckpt.check_writable()
+                    if resume is not None:
+                        resumed = ckpt.resumed(resume, path)
+                        log(str(resumed))
+            if control.trace is not None and path is None and out is None:
                 if trace is not None:
                     trace.close()
+                trace = Trace(
+                    control.trace,
+                    _trace_header(pp, plan, hh, backend, str(canonical_board), control),
+                    log,
+                )
+            return Fanout(listener, ckpt, trace)
+
+        try:
+            if racing and out is None:
+
+                def attach(i: int, state: SearchState) -> None:
+                    nonlocal h, problem
+                    h, problem = problems[i]
+                    legs[i].listener = follow(i, state)
+                    legs[i].record = None if trace is None else trace.chunk
+
+                out = search_on(raced, legs, names, control.stop, attach, deadline, log)
+                h, problem = problems[raced.winner]
+            elif not racing:
+                followed = follow(chosen, None)
+                if path is None:
+                    out = Driver(
+                        problem,
+                        backend,
+                        control.stop,
+                        followed,
+                        opts.max_nodes or 0,
+                        deadline,
+                        control.split_nodes,
+                        None if trace is None else trace.chunk,
+                    ).run(resume)
+            elif control.checkpoint is not None:
+                follow(raced.winner, raced.state)  # the race ended the search: its winner's state
+        finally:
+            if trace is not None:
+                trace.close()
     lost_e, lost_g = (raced.lost_expanded, raced.lost_generated) if raced is not None else (0, 0)
     if out is not None:
         state, path = out.state, out.path

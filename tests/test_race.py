@@ -15,6 +15,7 @@ from solver import solve
 from solver.api import Control, Options, make_plan, prepare
 from solver.cli.commands import main as solver_cli
 from solver.ida import Driver, Problem, StopFlag, ThreadBackend
+from solver.ida.lookahead import search_on
 from solver.ida.race import RACE_MARGIN, race
 from solver.ida.state import Iteration, SearchState
 from solver.solution import SearchStopped
@@ -238,13 +239,16 @@ def test_a_strong_leg_that_wins_as_its_time_runs_out_goes_on(pdb_dir, monkeypatc
 
 
 class _Legged:
-    """A stand-in for a Driver: iterations whose nodes grow tenfold a bound, each burning CPU
-    in proportion (per_node seconds a node, on its cpu clock), bounds from `bound` up by 2;
-    stopped, as a Driver is, at its deadline."""
+    """A stand-in for a Driver: iterations whose nodes grow by `growth` a bound, each burning
+    CPU in proportion (per_node seconds a node, on its cpu clock), bounds from `bound` up by
+    2, a solution at bound `solve_at` (None: none); stopped, as a Driver is, at its deadline,
+    and asking `stop` for `interrupt` on its step number `interrupt_at` (a signal)."""
 
-    def __init__(self, bound: int, per_node: float, problem) -> None:
+    def __init__(self, bound: int, per_node: float, problem, growth: float = 10.0, solve_at=None):
         self.bound, self.per_node, self.problem = bound, per_node, problem
-        self.deadline = self.listener = None
+        self.growth, self.solve_at = growth, solve_at
+        self.deadline = self.listener = self.record = None
+        self.interrupt_at, self.stop = None, None
         self.steps = 0
         self.cpu = 0.0
 
@@ -252,9 +256,12 @@ class _Legged:
         return SearchState(self.bound)
 
     def step(self, state):
-        nodes = 10 ** (len(state.iterations) + 1)
+        nodes = round(self.growth ** (len(state.iterations) + 1))
         begin = time.thread_time()
         self.steps += 1
+        if self.steps == self.interrupt_at:
+            self.stop.request("interrupted")
+            return "interrupted", []
         while time.thread_time() < begin + nodes * self.per_node:
             # as a Driver at its time limit
             if self.deadline is not None and time.monotonic() > self.deadline:
@@ -262,6 +269,8 @@ class _Legged:
                 return "timeout", []
         self.cpu += time.thread_time() - begin
         state.iterations.append(Iteration(state.bound, nodes, 2 * nodes, nodes * self.per_node, 1))
+        if state.bound == self.solve_at:
+            return "found", [self.solve_at]
         state.bound += 2
         return "exhausted", []
 
@@ -393,3 +402,79 @@ def test_pdb_build_of_a_race_builds_only_its_tables(pdb_dir):
         r.exit_code == 2
         and "linear-conflict is a heuristic without tables: nothing to build" in r.stderr
     ), r.output
+
+
+def _slow_growing(solve_at=None):
+    """A cheap leg (10x the nodes a bound, 1 us a node) and a strong one whose nodes grow
+    only threefold but cost 100 us each: the strong one loses the race at bound 14 (its
+    iterations 0.3, 0.9, 2.7 ms against the cheap one's 0.01, 0.1, 1 ms) and is the cheaper
+    from bound 16 on (8.1 ms against 10 ms, and 24 against 100 ms next)."""
+    p = problem(BOARD, algorithm="iddfs")
+    return _Legged(10, 1e-6, p), _Legged(10, 1e-4, p, growth=3.0, solve_at=solve_at)
+
+
+def test_a_loser_whose_nodes_grow_more_slowly_takes_over_at_a_later_round():
+    """The race is decided at bound 14 for the cheap leg; before its 0.1 s iteration at bound
+    18 the strong leg is given a round, finishes bound 16 in less CPU, and searches on to
+    its solution: its iterations are those it would have made alone. The cheap leg's round
+    before bound 24 is not run: it would take 11 s to reach bound 22 (0.1, 1 and 10 s)."""
+    stop = StopFlag()
+    cheap, strong = _slow_growing(solve_at=24)
+    r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.01)
+    assert r.winner == 0 and r.outcome is None, r.legs
+    attached = []
+    out = search_on(r, [cheap, strong], ("cheap", "strong"), stop, lambda i, s: attached.append(i))
+    assert out.status == "found" and out.path == [24] and r.winner == 1 and attached == [0, 1]
+    assert [it.bound for it in out.state.iterations] == list(range(10, 26, 2))
+    assert [(x.bound, x.switched) for x in r.rounds] == [(16, True), (22, False)], r.rounds
+    assert r.rounds[1].loser_seconds is None and cheap.steps == 4  # bounds 10-16
+    assert [d["bound"] for d in r.to_dict()["rounds"]] == [16, 22]
+
+
+def test_a_loser_expected_to_lose_its_round_is_not_run():
+    """Both legs grow tenfold and the strong one costs 100 times more a node: its round
+    before the cheap leg's big iterations stops before its next iteration, each time."""
+    stop = StopFlag()
+    p = problem(BOARD, algorithm="iddfs")
+    cheap, strong = _Legged(10, 1e-7, p, solve_at=22), _Legged(10, 1e-5, p)
+    r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.001)
+    steps = strong.steps
+    out = search_on(r, [cheap, strong], ("cheap", "strong"), stop, lambda i, s: None)
+    assert out.status == "found" and r.winner == 0 and r.rounds
+    assert not any(x.switched for x in r.rounds) and strong.steps == steps, r.rounds
+
+
+def test_a_stop_during_a_round_ends_the_search_with_the_winners_state():
+    stop = StopFlag()
+    cheap, strong = _slow_growing()
+    r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.01)
+    strong.interrupt_at, strong.stop = strong.steps + 1, stop
+    out = search_on(r, [cheap, strong], ("cheap", "strong"), stop, lambda i, s: None)
+    assert out.status == "interrupted" and out.path == [] and out.state is r.states[0]
+    assert r.winner == 0 and [it.bound for it in out.state.iterations][-1] == 16
+
+
+def test_a_switch_after_the_race_checkpoints_and_traces_the_new_leg(pdb_dir, tmp_path, monkeypatch):
+    """Rounds before every iteration, the first one won by the loser whatever the legs'
+    times: the search goes on with the other heuristic to the optimum, its checkpoint and
+    its trace name that heuristic, and the checkpoint resumes without a race."""
+    import solver.ida.lookahead as lookahead
+    import solver.ida.race as race_module
+    from solver.ida.trace import read_trace
+
+    calls = []
+    monkeypatch.setattr(race_module, "RACE_SECONDS", 0.0)
+    monkeypatch.setattr(lookahead, "LOOK_AHEAD", 0.0)
+    monkeypatch.setattr(lookahead, "RACE_MARGIN", 1e6)  # (the loser always finishes its round)
+    monkeypatch.setattr(lookahead, "_cheaper", lambda *a: not calls.append(1) and len(calls) == 1)
+    ck, tr = tmp_path / "race.json", tmp_path / "race.trace"
+    board, want = korf(12)  # 46 moves: linear conflict alone takes about 0.2 s
+    kw = dict(goal="blank-first", pattern="5-5-5|linear-conflict", data_dir=pdb_dir, jobs=1)
+    sol = solve(board, **kw, checkpoint=ck, control=Control(trace=tr))
+    rounds = sol.race["rounds"]
+    assert sol.length == want and sol.optimal and rounds[0]["switched"], sol.race
+    assert sol.race["winner"] == sol.heuristic
+    assert json.loads(ck.read_text())["search"]["heuristic"] == sol.heuristic
+    assert read_trace(tr)[0]["heuristic"] == sol.heuristic
+    again = solve(board, **kw, checkpoint=ck)
+    assert again.length == want and again.race is None and again.heuristic == sol.heuristic

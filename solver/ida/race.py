@@ -76,6 +76,14 @@ class Race:
     state: SearchState
     outcome: Outcome | None = None
     legs: list[Leg] = field(default_factory=list)
+    # for the rounds after it (lookahead.py): each leg's state, the CPU seconds of its last
+    # finished iteration (None: unknown) and those spent on its unfinished one, the CPU
+    # seconds the race was decided on, and the rounds played
+    states: list[SearchState | None] = field(default_factory=list)
+    last_seconds: list[float | None] = field(default_factory=list)
+    partial_seconds: list[float] = field(default_factory=list)
+    decided_seconds: float = 0.0
+    rounds: list = field(default_factory=list)
 
     @property
     def lost_expanded(self) -> int:
@@ -86,10 +94,13 @@ class Race:
         return sum(leg.generated for i, leg in enumerate(self.legs) if i != self.winner)
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "winner": self.legs[self.winner].heuristic,
             "legs": [leg.to_dict() for leg in self.legs],
         }
+        if self.rounds:
+            out["rounds"] = [r.to_dict() for r in self.rounds]
+        return out
 
     def summary(self) -> str:
         """One line: each leg's last finished bound and seconds."""
@@ -122,11 +133,14 @@ def race(
     strong: Driver,
     names: tuple[str, str],
     stop: StopFlag,
-    seconds: float = RACE_SECONDS,
+    seconds: float | None = None,
     deadline: float | None = None,
 ) -> Race:
-    """Race two drivers of one board (see the module docstring); deadline: the search's own
+    """Race two drivers of one board (see the module docstring) before the cheap one's
+    iteration expected to take `seconds` (default RACE_SECONDS); deadline: the search's own
     time limit (time.monotonic()), which ends the race like any stop."""
+    if seconds is None:
+        seconds = RACE_SECONDS
     c0 = cheap.cpu
     state = cheap.start()
     if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
@@ -140,7 +154,8 @@ def race(
             return Race(
                 0, state, Outcome(status, path, state), [_leg(names[0], state, cheap.cpu - c0)]
             )
-        if _next_cpu(state, cheap.cpu - c) >= seconds:
+        cheap_last = cheap.cpu - c
+        if _next_cpu(state, cheap_last) >= seconds:
             break
     first = _leg(names[0], state, cheap.cpu - c0)
     c1 = strong.cpu
@@ -154,6 +169,7 @@ def race(
     try:
         other = strong.start()
         last = None  # CPU seconds of the strong leg's last step, where that step searched one iteration
+        finished, partial = None, 0.0  # its last finished iteration's CPU, and its unfinished one's
         while not other.iterations or other.iterations[-1].bound < first.bound:
             if (
                 last is not None
@@ -163,6 +179,10 @@ def race(
             c, done = strong.cpu, len(other.iterations)
             status, path = strong.step(other)
             last = strong.cpu - c if done >= 1 and len(other.iterations) == done + 1 else None
+            if len(other.iterations) == done + 1:
+                finished, partial = strong.cpu - c + partial, 0.0
+            else:
+                partial += strong.cpu - c
             if status == "found":
                 return Race(
                     1,
@@ -183,15 +203,21 @@ def race(
     )
     if own:
         stop.clear()
+    rounds = {
+        "states": [state, other],
+        "last_seconds": [cheap_last, finished],
+        "partial_seconds": [0.0, partial],
+        "decided_seconds": first.seconds,
+    }
     if (
         other.iterations
         and other.iterations[-1].bound >= first.bound
         and second.seconds <= first.seconds
     ):
-        return Race(1, other, None, [first, second])
+        return Race(1, other, None, [first, second], **rounds)
     if own:
-        return Race(0, state, None, [first, second])
-    return Race(0, state, Outcome(stop.reason, [], state), [first, second])
+        return Race(0, state, None, [first, second], **rounds)
+    return Race(0, state, Outcome(stop.reason, [], state), [first, second], **rounds)
 
 
 class _CpuLimit:

@@ -1,0 +1,201 @@
+"""After a race (race.py), the winner searches on, and the loser is given another round
+before each of the winner's iterations that will cost far more than the last round was
+decided on: the first race compares iterations of a second or so, and the cheaper leg there
+is not always the cheaper one on the big iterations that decide a hard board's time.
+
+A heuristic's nodes grow by its own factor a bound: a catalogue's cr14 grows more slowly
+than z6-6-6-6 on some boards, so a leg that lost by a little at bound 101 may win by a
+factor at bound 109. A round: before the winner's iteration expected to take LOOK_AHEAD
+times the CPU of the last round's deciding iteration (or more), the loser goes on from its
+own state to the winner's last finished bound B, stopped once its round has taken
+RACE_MARGIN times the winner's CPU for bound B, or before an iteration it is expected to
+lose (its last iteration's CPU times its nodes' growth, as race.py foresees). Where it
+finishes B and its next iteration is expected to cost less than the winner's, it searches
+on and the other is the loser. A loser whose last iteration, grown to bound B by its own
+factor, would already cost more than that is not run at all.
+
+The loser's rounds cost at most RACE_MARGIN times an iteration LOOK_AHEAD times smaller
+than the winner's next one; both legs are ordinary single-heuristic searches, each from
+its own state, so whichever ends the search, the answer is optimal, and the finished
+iterations are those a search with its heuristic alone would have made.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .parallel import Driver
+from .race import RACE_MARGIN, Race, _CpuLimit, _leg, _next_cpu
+from .state import Listener, Outcome, SearchState, StopFlag
+
+# a round is given before the winner's iteration expected to take this many times the CPU
+# of the iteration the last round (or the race) was decided on
+LOOK_AHEAD = 30.0
+
+
+@dataclass
+class Round:
+    """One round after the race: the winner's bound and its iteration's CPU seconds, the
+    loser's CPU seconds for the same bound (None: it stopped first), and who searches on."""
+
+    bound: int
+    winner_seconds: float
+    loser_seconds: float | None
+    switched: bool
+
+    def to_dict(self) -> dict:
+        return {
+            "bound": self.bound,
+            "winner_seconds": round(self.winner_seconds, 6),
+            "loser_seconds": None if self.loser_seconds is None else round(self.loser_seconds, 6),
+            "switched": self.switched,
+        }
+
+
+def search_on(
+    raced: Race,
+    legs: list[Driver],
+    names: tuple[str, str],
+    stop: StopFlag,
+    attach: Callable[[int, SearchState], None],
+    deadline: float | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Outcome:
+    """Search on after a race that ended undecided (raced.outcome is None) with its winner,
+    giving the loser rounds (see the module docstring); raced's winner, legs and rounds are
+    updated. attach(i, state) is called when leg i becomes the one that searches on (its
+    checkpoint and trace listeners: legs[i].listener and .record are set there); it is
+    called first for the race's winner."""
+    w = raced.winner
+    states = list(raced.states)
+    last = list(raced.last_seconds)
+    partial = list(raced.partial_seconds)
+    plain = [(d.listener, d.record) for d in legs]  # a loser's: progress only, no checkpoint
+    scale = raced.decided_seconds
+    attach(w, states[w])
+    while True:
+        state, driver = states[w], legs[w]
+        if (
+            last[w] is not None
+            and states[1 - w] is not None
+            and _next_cpu(state, last[w]) >= LOOK_AHEAD * scale
+        ):
+            scale = last[w]
+            bound = state.iterations[-1].bound
+            loser_seconds = _round(
+                legs[1 - w],
+                states[1 - w],
+                plain[1 - w][0],
+                last,
+                partial,
+                1 - w,
+                bound,
+                scale,
+                stop,
+                deadline,
+            )
+            if loser_seconds == STOPPED:  # a stop from outside ended the search in the round
+                raced.legs = [_leg(names[i], states[i], legs[i].cpu) for i in (0, 1)]
+                return Outcome(stop.reason or "interrupted", [], state)
+            switched = loser_seconds is not None and _cheaper(
+                states[1 - w], loser_seconds, state, scale
+            )
+            raced.rounds.append(Round(bound, scale, loser_seconds, switched))
+            if log is not None:
+                log(
+                    f"raced again at bound {bound}: {names[w]} {scale:.2f} s, {names[1 - w]} "
+                    + ("stopped first" if loser_seconds is None else f"{loser_seconds:.2f} s")
+                    + f" of CPU; {names[1 - w] if switched else names[w]} searches on"
+                )
+            if switched:
+                legs[w].listener, legs[w].record = plain[w]
+                w = 1 - w
+                raced.winner = w
+                attach(w, states[w])
+                continue
+        c, n = driver.cpu, len(state.iterations)
+        status, path = driver.step(state)
+        last[w] = driver.cpu - c if len(state.iterations) == n + 1 else None
+        if status != "exhausted":
+            raced.legs = [_leg(names[i], states[i], legs[i].cpu) for i in (0, 1)]
+            return Outcome(status, path, state)
+
+
+def _cheaper(state: SearchState, seconds: float, other: SearchState, other_seconds: float) -> bool:
+    """Whether the leg at state (its last iteration took seconds of CPU) is expected to
+    take less CPU than the other on its next iteration."""
+    return _next_cpu(state, seconds) < _next_cpu(other, other_seconds)
+
+
+def _cpu_to(state: SearchState, last: float, partial: float, target: int) -> float:
+    """The CPU seconds a leg is expected to take from its last finished iteration (last: its
+    CPU; partial: that already spent on the next) to bound target, its iterations growing by
+    the factor _next_cpu foresees (bounds go up by 2 on sliding-tile boards)."""
+    growth = _next_cpu(state, 1.0)
+    bound = state.iterations[-1].bound if state.iterations else state.bound - 2
+    total, cpu = 0.0, last
+    while bound < target:
+        cpu *= growth
+        total += cpu
+        bound += 2
+    return max(0.0, total - partial)
+
+
+STOPPED = -1.0  # _round's answer when a stop from outside came during the round
+
+
+def _round(
+    driver: Driver,
+    state: SearchState,
+    listener: Listener | None,
+    last: list[float | None],
+    partial: list[float],
+    i: int,
+    target: int,
+    winner_seconds: float,
+    stop: StopFlag,
+    deadline: float | None,
+) -> float | None:
+    """The loser (driver, state; last[i]: its last finished iteration's CPU, partial[i]: that
+    spent on its unfinished one, both kept up to date) goes on
+    to the winner's last finished bound (target), its progress told to listener alone: its
+    CPU seconds for that bound, None where it stopped or gave up first, or STOPPED for a stop
+    from outside (the search's time limit, a signal). It cannot find a solution: the winner
+    has proven there is none up to target."""
+    budget = RACE_MARGIN * winner_seconds
+    c0 = driver.cpu
+    saved = driver.deadline, driver.listener, driver.record
+    limit = time.monotonic() + 2 * budget + 0.5
+    driver.deadline = limit if deadline is None else min(deadline, limit)
+    driver.listener = listener
+    driver.listener = _CpuLimit(driver, stop, c0 + budget)  # (told through to listener)
+    driver.record = None
+    seconds = None
+    try:
+        while not state.iterations or state.iterations[-1].bound < target:
+            if (
+                last[i] is not None
+                and driver.cpu - c0 + _cpu_to(state, last[i], partial[i], target) > budget
+            ):
+                break  # expected to lose: not run (on)
+            c, n = driver.cpu, len(state.iterations)
+            status, _ = driver.step(state)
+            if len(state.iterations) == n + 1:
+                last[i], partial[i] = driver.cpu - c + partial[i], 0.0
+            else:
+                partial[i] += driver.cpu - c
+            if status != "exhausted":
+                break
+        else:
+            seconds = last[i]
+    finally:
+        driver.deadline, driver.listener, driver.record = saved
+    own = stop.reason in (None, "race") or (
+        stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)
+    )
+    if not own:
+        return STOPPED
+    stop.clear()
+    return seconds
