@@ -134,6 +134,27 @@ def test_a_long_build_says_which_table_of_how_many_it_builds(tmp_path, monkeypat
         "building tiles 5-8 (table 2 of 2)",
     ], r.stderr
 
+    # a race's tables are counted together, each once
+    r = CliRunner().invoke(
+        pdb,
+        [
+            "build",
+            "--size",
+            "3",
+            "--pattern",
+            "4-4|1,2,3+4,5,6,7,8",
+            "--data-dir",
+            str(tmp_path / "r"),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert [ln.split(":")[0] for ln in r.stderr.splitlines() if ln.startswith("building")] == [
+        "building tiles 1-4 (table 1 of 4)",
+        "building tiles 5-8 (table 2 of 4)",
+        "building tiles 6-8 (table 3 of 4)",
+        "building tiles 1-5 (table 4 of 4)",
+    ], r.stderr
+
 
 def test_pdb_build_pattern_and_reuse(tmp_path):
     args = ["build", "--size", "3", "--pattern", "4-4", "--data-dir", str(tmp_path)]

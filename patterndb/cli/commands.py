@@ -99,16 +99,18 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
         ]  # both, but a side such as linear-conflict has no table
         if not specs:
             raise PatternError(f"{pattern} is a heuristic without tables: nothing to build")
-        if len(specs) > 1 and not quiet:
+        groups = None  # a race's tables, numbered together
+        if len(specs) > 1:
             tables = [_spec_tables(frame, parse_catalog(spec, frame), ddir)[0] for spec in specs]
             groups = tuple(dict.fromkeys(g for t in tables for g in t))
+        if groups is not None and not quiet:
             click.echo(
                 f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
                 f"{_plan(frame, groups, ddir, force)}",
                 err=True,
             )
         for spec in specs:
-            _build_spec(frame, spec, ddir, force, quiet)
+            _build_spec(frame, spec, ddir, force, quiet, groups)
         # the search's move-pruning machine: seconds, and then the first solve need not
         if default_depth(shape) > 2:
             machine = load_default(
@@ -142,8 +144,11 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
     click.echo(str(path))
 
 
-def _build_spec(frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool) -> None:
-    """Build the tables of one partition or catalogue (a spec without '|')."""
+def _build_spec(
+    frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool, numbered=None
+) -> None:
+    """Build the tables of one partition or catalogue (a spec without '|'); numbered: the
+    tables its lines count through ("table 5 of 19"), where more than its own (a race)."""
     parts = parse_catalog(spec, frame)
     if not quiet and not is_named(spec, frame):
         labels = " / ".join(_user_label(frame, g) for g in catalog_groups(parts))
@@ -156,7 +161,7 @@ def _build_spec(frame: Frame, spec: str, ddir: Path, force: bool, quiet: bool) -
             f"{_plan(frame, tables, ddir, force)}",
             err=True,
         )
-    _build_patterns(frame, tables, ddir, force, quiet)
+    _build_patterns(frame, tables, ddir, force, quiet, numbered or tables)
 
 
 def _spec_tables(frame: Frame, parts: tuple[Partition, ...], ddir: Path) -> tuple[Partition, int]:
@@ -184,9 +189,10 @@ def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
     )
 
 
-def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) -> None:
+def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool, numbered) -> None:
     """Build each group's table once; a group already cached (by any partition) is reused."""
-    for i, tiles in enumerate(groups, 1):
+    for tiles in groups:
+        i = numbered.index(tiles) + 1
         path = pattern_path(ddir, frame, tiles)
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
@@ -196,7 +202,7 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool) 
             check_pattern_build(frame, tiles, ddir)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
-                of = f" (table {i} of {len(groups)})" if len(groups) > 1 else ""
+                of = f" (table {i} of {len(numbered)})" if len(numbered) > 1 else ""
                 click.echo(
                     f"building tiles {group_label(tiles)}{of}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
                     f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "
