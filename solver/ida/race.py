@@ -28,7 +28,8 @@ its last root iteration running past S before the leg's limits were looked at. O
 20 boards its CPU fell from 24-27 s to 9-11 s (three rounds each); the five hard boards
 kept their winners. Near-ties (legs within 10-40% of each other) go either way, as they
 did from run to run before. Which side searches on is only a matter of speed: both are
-admissible, so the answer is optimal whoever wins.
+admissible, so the answer is optimal whoever wins. A race decided on iterations of a
+second or two is raced again before the big ones (lookahead.py).
 """
 
 from __future__ import annotations
