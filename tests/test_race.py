@@ -405,19 +405,19 @@ def test_pdb_build_of_a_race_builds_only_its_tables(pdb_dir):
 
 
 def _slow_growing(solve_at=None):
-    """A cheap leg (10x the nodes a bound, 1 us a node) and a strong one whose nodes grow
+    """A cheap leg (10x the nodes a bound, 1.5 us a node) and a strong one whose nodes grow
     only threefold but cost 100 us each: the strong one loses the race at bound 14 (its
-    iterations 0.3, 0.9, 2.7 ms against the cheap one's 0.01, 0.1, 1 ms) and is the cheaper
-    from bound 16 on (8.1 ms against 10 ms, and 24 against 100 ms next)."""
+    iterations 0.3, 0.9, 2.7 ms against the cheap one's 0.015, 0.15, 1.5 ms) and is the
+    cheaper from bound 16 on (8.1 ms against 15 ms, and 24 against 150 ms next)."""
     p = problem(BOARD, algorithm="iddfs")
-    return _Legged(10, 1e-6, p), _Legged(10, 1e-4, p, growth=3.0, solve_at=solve_at)
+    return _Legged(10, 1.5e-6, p), _Legged(10, 1e-4, p, growth=3.0, solve_at=solve_at)
 
 
 def test_a_loser_whose_nodes_grow_more_slowly_takes_over_at_a_later_round():
-    """The race is decided at bound 14 for the cheap leg; before its 0.1 s iteration at bound
-    18 the strong leg is given a round, finishes bound 16 in less CPU, and searches on to
-    its solution: its iterations are those it would have made alone. The cheap leg's round
-    before bound 24 is not run: it would take 11 s to reach bound 22 (0.1, 1 and 10 s)."""
+    """The race is decided at bound 14 for the cheap leg; before its 0.15 s iteration at
+    bound 18 the strong leg is given a round, finishes bound 16 in less CPU, and searches on
+    to its solution: its iterations are those it would have made alone. The cheap leg's
+    round before bound 24 is not run: it would take 16.6 s to reach bound 22."""
     stop = StopFlag()
     cheap, strong = _slow_growing(solve_at=24)
     r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.01)
@@ -465,7 +465,7 @@ def test_a_switch_after_the_race_checkpoints_and_traces_the_new_leg(pdb_dir, tmp
     calls = []
     monkeypatch.setattr(race_module, "RACE_SECONDS", 0.0)
     monkeypatch.setattr(lookahead, "LOOK_AHEAD", 0.0)
-    monkeypatch.setattr(lookahead, "RACE_MARGIN", 1e6)  # (the loser always finishes its round)
+    monkeypatch.setattr(lookahead, "ROUND_MARGIN", 1e6)  # (the loser always finishes its round)
     monkeypatch.setattr(lookahead, "_cheaper", lambda *a: not calls.append(1) and len(calls) == 1)
     ck, tr = tmp_path / "race.json", tmp_path / "race.trace"
     board, want = korf(12)  # 46 moves: linear conflict alone takes about 0.2 s

@@ -1,21 +1,21 @@
 """After a race (race.py), the winner searches on, and the loser is given another round
-before each of the winner's iterations that will cost far more than the last round was
-decided on: the first race compares iterations of a second or so, and the cheaper leg there
+before each of the winner's iterations that will cost far more than the last decision was
+made on: the first race compares iterations of a second or so, and the cheaper leg there
 is not always the cheaper one on the big iterations that decide a hard board's time.
 
-A heuristic's nodes grow by its own factor a bound: a catalogue's cr14 grows more slowly
-than z6-6-6-6 on some boards, so a leg that lost by a little at bound 101 may win by a
-factor at bound 109. A round: before the winner's iteration expected to take LOOK_AHEAD
-times the CPU of the last round's deciding iteration (or more), the loser goes on from its
-own state to the winner's last finished bound B, stopped once its round has taken
-RACE_MARGIN times the winner's CPU for bound B, or before an iteration it is expected to
-lose (its last iteration's CPU times its nodes' growth, as race.py foresees). Where it
-finishes B and its next iteration is expected to cost less than the winner's, it searches
-on and the other is the loser. A loser whose last iteration, grown to bound B by its own
-factor, would already cost more than that is not run at all.
+A heuristic's nodes grow by its own factor a bound: a catalogue's cr14 may grow more slowly
+than z6-6-6-6 on a board, so a leg that lost by a little at bound 101 may win by a factor at
+bound 109. A round: before the winner's iteration expected to take LOOK_AHEAD times the CPU
+of the last round's deciding iteration (or more), the loser goes on from its own state to
+the winner's last finished bound B, stopped once its round has taken ROUND_MARGIN times the
+winner's CPU for bound B, or before it starts where its last iteration, grown to bound B by
+its own factor (as race.py foresees), would take it past that. Where it finishes B and its
+next iteration is expected to cost less than the winner's, it searches on and the other is
+the loser. A round stopped part way is not lost: the loser's next round goes on from there.
 
-The loser's rounds cost at most RACE_MARGIN times an iteration LOOK_AHEAD times smaller
-than the winner's next one; both legs are ordinary single-heuristic searches, each from
+A round costs at most ROUND_MARGIN times the winner's last iteration, a small part of the
+winner's next one (its nodes grow 5-10x a bound), and is not run at all where the loser's
+own growth says it would lose. Both legs are ordinary single-heuristic searches, each from
 its own state, so whichever ends the search, the answer is optimal, and the finished
 iterations are those a search with its heuristic alone would have made.
 """
@@ -27,12 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .parallel import Driver
-from .race import RACE_MARGIN, Race, _CpuLimit, _leg, _next_cpu
+from .race import Race, _CpuLimit, _leg, _next_cpu
 from .state import Listener, Outcome, SearchState, StopFlag
 
 # a round is given before the winner's iteration expected to take this many times the CPU
 # of the iteration the last round (or the race) was decided on
 LOOK_AHEAD = 30.0
+# a round stops once the loser has taken this many times the winner's CPU for the same bound
+ROUND_MARGIN = 1.0
 
 
 @dataclass
@@ -164,7 +166,7 @@ def _round(
     CPU seconds for that bound, None where it stopped or gave up first, or STOPPED for a stop
     from outside (the search's time limit, a signal). It cannot find a solution: the winner
     has proven there is none up to target."""
-    budget = RACE_MARGIN * winner_seconds
+    budget = ROUND_MARGIN * winner_seconds
     c0 = driver.cpu
     saved = driver.deadline, driver.listener, driver.record
     limit = time.monotonic() + 2 * budget + 0.5
