@@ -176,3 +176,15 @@ def test_bench_korf24_says_a_bad_pattern_in_one_line(tmp_path):
     )
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert r.stderr.startswith("error: bad tile group item 'x'")
+
+
+def test_a_race_plans_each_table_once_where_a_catalogue_can_read_the_other_sides(tmp_path):
+    """5x5's best (z6-6-6-6 | cr14) in an empty data directory: cr14 reads two of its
+    families from z6-6-6-6's tables, which the build makes first, so the race needs 17
+    tables, not 19, and `pdb build` numbers its lines so."""
+    from patterndb.cli.commands import race_tables
+
+    frame = Frame.for_goal(make_goal(Shape(5, 5), "blank-first"))
+    z6 = parse_partition("z6-6-6-6", frame)
+    groups = race_tables(frame, ["z6-6-6-6", "cr14"], tmp_path)
+    assert len(groups) == 17 and groups[:4] == tuple(z6) and list(tmp_path.iterdir()) == []

@@ -101,8 +101,7 @@ def build(size, rows, cols, goal, data_dir, pattern, force, quiet) -> None:
             raise PatternError(f"{pattern} is a heuristic without tables: nothing to build")
         groups = None  # a race's tables, numbered together
         if len(specs) > 1:
-            tables = [_spec_tables(frame, parse_catalog(spec, frame), ddir)[0] for spec in specs]
-            groups = tuple(dict.fromkeys(g for t in tables for g in t))
+            groups = race_tables(frame, specs, ddir)
         if groups is not None and not quiet:
             click.echo(
                 f"race {pattern} ({' | '.join(specs)}): {len(groups)} tables; "
@@ -164,13 +163,25 @@ def _build_spec(
     _build_patterns(frame, tables, ddir, force, quiet, numbered or tables)
 
 
-def _spec_tables(frame: Frame, parts: tuple[Partition, ...], ddir: Path) -> tuple[Partition, int]:
+def _spec_tables(
+    frame: Frame, parts: tuple[Partition, ...], ddir: Path, planned=frozenset()
+) -> tuple[Partition, int]:
     """The groups whose table files a partition or catalogue needs (a catalogue: one for each
-    family of symmetric groups, those in ddir first), and how many groups they serve."""
+    family of symmetric groups, those in ddir or planned first), and how many groups they serve."""
     if len(parts) == 1:
         return parts[0], len(parts[0])
-    served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir)
+    served, _ = catalogue_tables(frame, catalogue_sums(frame, parts), ddir, planned)
     return tuple(dict.fromkeys(s.table for s in served)), len(served)
+
+
+def race_tables(frame: Frame, specs: list[str], ddir: Path) -> tuple[tuple[int, ...], ...]:
+    """The tables a race of specs needs, each once, in the order they are built: a
+    catalogue reads a group from the table an earlier side builds where it can."""
+    groups: tuple[tuple[int, ...], ...] = ()
+    for spec in specs:
+        tables, _ = _spec_tables(frame, parse_catalog(spec, frame), ddir, frozenset(groups))
+        groups = tuple(dict.fromkeys((*groups, *tables)))
+    return groups
 
 
 def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
@@ -192,7 +203,6 @@ def _plan(frame: Frame, groups, ddir: Path, force: bool) -> str:
 def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool, numbered) -> None:
     """Build each group's table once; a group already cached (by any partition) is reused."""
     for tiles in groups:
-        i = numbered.index(tiles) + 1
         path = pattern_path(ddir, frame, tiles)
         if not force and _cached(path, pattern_expect(frame, tiles), quiet):
             pass
@@ -202,7 +212,11 @@ def _build_patterns(frame: Frame, groups, ddir: Path, force: bool, quiet: bool, 
             check_pattern_build(frame, tiles, ddir)
             if not quiet and entries / BUILD_RATE > 5:
                 most = "at most " if is_zero_aware(tiles) else ""
-                of = f" (table {i} of {len(numbered)})" if len(numbered) > 1 else ""
+                of = (
+                    f" (table {numbered.index(tiles) + 1} of {len(numbered)})"
+                    if len(numbered) > 1 and tiles in numbered
+                    else ""
+                )
                 click.echo(
                     f"building tiles {group_label(tiles)}{of}: {entries:,} entries, {most}{size / 2**20:,.0f} MiB "
                     f"on disk, about {build_memory(frame.shape.n, tiles) / 2**30:.1f} GiB of memory, "

@@ -216,12 +216,16 @@ def pattern_path(data_dir: Path, frame: Frame, tiles: tuple[int, ...]) -> Path:
 
 
 def catalogue_tables(
-    frame: Frame, sums: tuple[Partition, ...], data_dir: Path
+    frame: Frame, sums: tuple[Partition, ...], data_dir: Path, planned=frozenset()
 ) -> tuple[list[Served], list[Path]]:
     """How each group of a catalogue's sums is read (symmetry.serve, the tables in data_dir
-    first), and the file of each one's table (not yet built, maybe): what `pdb build`
-    builds, `pdb list` shows and the search maps."""
-    served = serve(frame, catalog_groups(sums), lambda g: pattern_path(data_dir, frame, g).exists())
+    first, and those in planned: to be built before it), and the file of each one's table
+    (not yet built, maybe): what `pdb build` builds, `pdb list` shows and the search maps."""
+    served = serve(
+        frame,
+        catalog_groups(sums),
+        lambda g: g in planned or pattern_path(data_dir, frame, g).exists(),
+    )
     return served, [pattern_path(data_dir, frame, s.table) for s in served]
 
 
