@@ -1,6 +1,7 @@
 """A race of two heuristics on one board (solver.ida.race, --pattern "A|B")."""
 
 import json
+import re
 import threading
 import time
 
@@ -422,9 +423,23 @@ def test_a_loser_whose_nodes_grow_more_slowly_takes_over_at_a_later_round():
     cheap, strong = _slow_growing(solve_at=24)
     r = race(cheap, strong, ("cheap", "strong"), stop, seconds=0.01)
     assert r.winner == 0 and r.outcome is None, r.legs
-    attached = []
-    out = search_on(r, [cheap, strong], ("cheap", "strong"), stop, lambda i, s: attached.append(i))
+    attached, told = [], []
+    out = search_on(
+        r,
+        [cheap, strong],
+        ("cheap", "strong"),
+        stop,
+        lambda i, s: attached.append(i),
+        None,
+        told.append,
+    )
     assert out.status == "found" and out.path == [24] and r.winner == 1 and attached == [0, 1]
+    assert r.rounds[0].spent > 0 and r.rounds[1].spent == 0, r.rounds
+    assert re.fullmatch(
+        r"raced again at bound 16: cheap 0\.0\d s of CPU, strong 0\.0\d s; strong searches on",
+        told[0],
+    ), told
+    assert told[1].endswith("cheap not run (expected dearer); strong searches on"), told
     assert [it.bound for it in out.state.iterations] == list(range(10, 26, 2))
     assert [(x.bound, x.switched) for x in r.rounds] == [(16, True), (22, False)], r.rounds
     assert r.rounds[1].loser_seconds is None and cheap.steps == 4  # bounds 10-16

@@ -40,11 +40,13 @@ ROUND_MARGIN = 1.0
 @dataclass
 class Round:
     """One round after the race: the winner's bound and its iteration's CPU seconds, the
-    loser's CPU seconds for the same bound (None: it stopped first), and who searches on."""
+    loser's CPU seconds for the same bound (None: it stopped first), those it spent in the
+    round (0: not run, expected dearer), and whether it searches on."""
 
     bound: int
     winner_seconds: float
     loser_seconds: float | None
+    spent: float
     switched: bool
 
     def to_dict(self) -> dict:
@@ -52,6 +54,7 @@ class Round:
             "bound": self.bound,
             "winner_seconds": round(self.winner_seconds, 6),
             "loser_seconds": None if self.loser_seconds is None else round(self.loser_seconds, 6),
+            "spent": round(self.spent, 6),
             "switched": self.switched,
         }
 
@@ -86,6 +89,7 @@ def search_on(
         ):
             scale = last[w]
             bound = state.iterations[-1].bound
+            spent = legs[1 - w].cpu
             loser_seconds = _round(
                 legs[1 - w],
                 states[1 - w],
@@ -104,13 +108,10 @@ def search_on(
             switched = loser_seconds is not None and _cheaper(
                 states[1 - w], loser_seconds, state, scale
             )
-            raced.rounds.append(Round(bound, scale, loser_seconds, switched))
+            spent = legs[1 - w].cpu - spent
+            raced.rounds.append(Round(bound, scale, loser_seconds, spent, switched))
             if log is not None:
-                log(
-                    f"raced again at bound {bound}: {names[w]} {scale:.2f} s, {names[1 - w]} "
-                    + ("stopped first" if loser_seconds is None else f"{loser_seconds:.2f} s")
-                    + f" of CPU; {names[1 - w] if switched else names[w]} searches on"
-                )
+                log(_told(names, w, raced.rounds[-1]))
             if switched:
                 legs[w].listener, legs[w].record = plain[w]
                 w = 1 - w
@@ -123,6 +124,20 @@ def search_on(
         if status != "exhausted":
             raced.legs = [_leg(names[i], states[i], legs[i].cpu) for i in (0, 1)]
             return Outcome(status, path, state)
+
+
+def _told(names: tuple[str, str], w: int, r: Round) -> str:
+    """A round in a line: each leg's CPU for the bound, and who searches on."""
+    if r.loser_seconds is not None:
+        loser = f"{r.loser_seconds:.2f} s"
+    elif r.spent > 0:
+        loser = f"stopped after {r.spent:.2f} s"
+    else:
+        loser = "not run (expected dearer)"
+    return (
+        f"raced again at bound {r.bound}: {names[w]} {r.winner_seconds:.2f} s of CPU, "
+        f"{names[1 - w]} {loser}; {names[1 - w] if r.switched else names[w]} searches on"
+    )
 
 
 def _cheaper(state: SearchState, seconds: float, other: SearchState, other_seconds: float) -> bool:
