@@ -180,6 +180,12 @@ def main() -> int:
                     ),
                     flush=True,
                 )
+                for r in sol.race.get("rounds", []):
+                    print(
+                        f"     raced again at bound {r['bound']}: the loser spent {r['spent']:.1f} s CPU"
+                        + (", and searched on" if r["switched"] else ""),
+                        flush=True,
+                    )
     finally:
         if cluster is not None:
             cluster.close()
