@@ -175,6 +175,8 @@ def _run(
                 time.perf_counter() - start,
                 [it.to_dict() for it in state.iterations],
                 None if resumed is None else resumed.to_dict(),
+                h.name,
+                None if raced is None else raced.to_dict(),
             )
     else:
         state = resume

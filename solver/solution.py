@@ -94,9 +94,13 @@ class SearchStopped(RuntimeError):
         seconds: float,
         iterations: list[dict],
         resumed_from: dict | None = None,
+        heuristic: str | None = None,
+        race: dict | None = None,
     ) -> None:
         self.reason, self.algorithm, self.lower_bound = reason, algorithm, lower_bound
         self.resumed_from = resumed_from
+        # the heuristic whose iterations these are, and the race that chose it (if any)
+        self.heuristic, self.race = heuristic, race
         self.nodes_expanded, self.nodes_generated = expanded, generated
         self.seconds, self.iterations = seconds, iterations
         hint = ": raise --max-nodes" if reason == "limit" else ""
@@ -117,7 +121,15 @@ class SearchStopped(RuntimeError):
             "nodes_generated": self.nodes_generated,
             "seconds": round(self.seconds, 6),
             "iterations": self.iterations,
-        } | ({} if self.resumed_from is None else {"resumed_from": self.resumed_from})
+        } | {
+            k: v
+            for k, v in (
+                ("heuristic", self.heuristic),
+                ("race", self.race),
+                ("resumed_from", self.resumed_from),
+            )
+            if v is not None
+        }
 
 
 class ClusterError(RuntimeError):

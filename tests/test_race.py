@@ -187,6 +187,23 @@ def test_a_stopped_race_raises_search_stopped(pdb_dir):
         )
 
 
+def test_a_raced_search_stopped_says_whose_iterations_it_reports(pdb_dir):
+    """Stopped at its node limit, a raced search's record names the heuristic whose
+    iterations (and lower bound) it reports, and the race that chose it."""
+    with pytest.raises(SearchStopped) as e:
+        solve(
+            BOARD,
+            goal="blank-first",
+            pattern="5-5-5|linear-conflict",
+            data_dir=pdb_dir,
+            jobs=1,
+            max_nodes=20_000,
+        )
+    d = e.value.to_dict()
+    assert d["heuristic"] == d["race"]["winner"] and d["iterations"], d
+    assert d["heuristic"] in ("pdb 5-5-5 + reflection", "linear-conflict")
+
+
 @pytest.fixture
 def race_named(monkeypatch):
     """A race named "best" on 4x4 for these tests (the real one is on 5x5: tables too big here)."""

@@ -7,17 +7,20 @@ A heuristic's nodes grow by its own factor a bound: a catalogue's cr14 may grow 
 than z6-6-6-6 on a board, so a leg that lost by a little at bound 101 may win by a factor at
 bound 109. A round: before the winner's iteration expected to take LOOK_AHEAD times the CPU
 of the last round's deciding iteration (or more), the loser goes on from its own state to
-the winner's last finished bound B, stopped once its round has taken ROUND_MARGIN times the
-winner's CPU for bound B, or before it starts where its last iteration, grown to bound B by
-its own factor (as race.py foresees), would take it past that. Where it finishes B and its
-next iteration is expected to cost less than the winner's, it searches on and the other is
-the loser. A round stopped part way is not lost: the loser's next round goes on from there.
+the winner's last finished bound B, stopped once it has taken ROUND_MARGIN times the
+winner's CPU for the bounds it had yet to finish (less what it had spent on them before),
+or before it starts where its last iteration, grown to bound B by its own factor (as
+race.py foresees), would take it past that. Where it finishes B and its next iteration is
+expected to cost less than the winner's, it searches on and the other is the loser. A
+round stopped part way is not lost: the loser's next round goes on from there, and a
+loser some bounds behind is measured against the winner's CPU for the same bounds.
 
-A round costs at most ROUND_MARGIN times the winner's last iteration, a small part of the
-winner's next one (its nodes grow 5-10x a bound), and is not run at all where the loser's
-own growth says it would lose. Both legs are ordinary single-heuristic searches, each from
-its own state, so whichever ends the search, the answer is optimal, and the finished
-iterations are those a search with its heuristic alone would have made.
+A round costs at most ROUND_MARGIN times the winner's CPU for the same bounds, about its
+last iteration's, a small part of its next one (nodes grow 5-10x a bound), and is not run
+at all where the loser's own growth says it would lose. Both legs are ordinary
+single-heuristic searches, each from its own state, so whichever ends the search, the
+answer is optimal, and the finished iterations are those a search with its heuristic
+alone would have made.
 """
 
 from __future__ import annotations
@@ -93,6 +96,7 @@ def search_on(
             loser_seconds = _round(
                 legs[1 - w],
                 states[1 - w],
+                state,
                 plain[1 - w][0],
                 last,
                 partial,
@@ -160,12 +164,26 @@ def _cpu_to(state: SearchState, last: float, partial: float, target: int) -> flo
     return max(0.0, total - partial)
 
 
+def _span(winner: SearchState, seconds: float, loser: SearchState, target: int) -> float:
+    """The winner's CPU seconds for the bounds the loser has yet to finish up to target (its
+    iteration for target took seconds; those before, foreseen back by its growth)."""
+    growth = _next_cpu(winner, 1.0)
+    bound = loser.iterations[-1].bound if loser.iterations else loser.bound - 2
+    total, cpu = 0.0, seconds
+    while bound < target:
+        total += cpu
+        cpu /= growth
+        bound += 2
+    return total
+
+
 STOPPED = -1.0  # _round's answer when a stop from outside came during the round
 
 
 def _round(
     driver: Driver,
     state: SearchState,
+    winner: SearchState,
     listener: Listener | None,
     last: list[float | None],
     partial: list[float],
@@ -180,11 +198,13 @@ def _round(
     to the winner's last finished bound (target), its progress told to listener alone: its
     CPU seconds for that bound, None where it stopped or gave up first, or STOPPED for a stop
     from outside (the search's time limit, a signal). It cannot find a solution: the winner
-    has proven there is none up to target."""
-    budget = ROUND_MARGIN * winner_seconds
+    has proven there is none up to target. Its budget: ROUND_MARGIN times the winner's CPU
+    for the bounds it has yet to finish (winner_seconds for the target, _span), less what
+    it has spent on them already."""
+    budget = ROUND_MARGIN * _span(winner, winner_seconds, state, target) - partial[i]
     c0 = driver.cpu
     saved = driver.deadline, driver.listener, driver.record
-    limit = time.monotonic() + 2 * budget + 0.5
+    limit = time.monotonic() + 2 * max(budget, 0.0) + 0.5
     driver.deadline = limit if deadline is None else min(deadline, limit)
     driver.listener = listener
     driver.listener = _CpuLimit(driver, stop, c0 + budget)  # (told through to listener)
