@@ -129,7 +129,7 @@ def _run(
                     _trace_header(pp, plan, hh, backend, str(canonical_board), control),
                     log,
                 )
-            return Fanout(listener, ckpt, trace)
+            return listener if ckpt is None and trace is None else Fanout(listener, ckpt, trace)
 
         try:
             if racing and out is None:
