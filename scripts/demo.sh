@@ -20,4 +20,4 @@ solver solve "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3" --goal blank-first
 echo "== solver solve --file: Korf's first 10 instances, both cores"
 head -12 data/korf100.txt > "${TMPDIR:-/tmp}/korf10.txt"
 solver solve --file "${TMPDIR:-/tmp}/korf10.txt" --goal blank-first
-echo "For the fastest 15-puzzle tables (about 4 minutes, 922 MB on disk): pdb build --size 4 --pattern best (Korf's 100: half the nodes of 7-8); for the 24-puzzle: pdb build --size 5 --goal blank-first --pattern z6-6-6-6 (about 3 minutes on 2 cores; --pattern best, about 20 minutes and 2.5 GB, adds the catalogue that the hard boards need). README: a five-minute tour."
+echo "For the fastest 15-puzzle tables (about 4 minutes, 922 MB on disk): pdb build --size 4 --pattern best (Korf's 100: half the nodes of 7-8); for the 24-puzzle: pdb build --size 5 --goal blank-first --pattern z6-6-6-6 (about 3 minutes on 2 cores; --pattern best, about 13 minutes and 2.5 GB, adds the catalogue that the hard boards need). README: a five-minute tour."
