@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .parallel import Driver
-from .race import Race, _CpuLimit, _leg, _next_cpu
+from .race import Race, _CpuLimit, _leg, _next_cpu, finished_bound, own_stop
 from .state import Listener, Outcome, SearchState, StopFlag
 
 # a round is given before the winner's iteration expected to take this many times the CPU
@@ -155,7 +155,7 @@ def _cpu_to(state: SearchState, last: float, partial: float, target: int) -> flo
     CPU; partial: that already spent on the next) to bound target, its iterations growing by
     the factor _next_cpu foresees (bounds go up by 2 on sliding-tile boards)."""
     growth = _next_cpu(state, 1.0)
-    bound = state.iterations[-1].bound if state.iterations else state.bound - 2
+    bound = finished_bound(state)
     total, cpu = 0.0, last
     while bound < target:
         cpu *= growth
@@ -168,7 +168,7 @@ def _span(winner: SearchState, seconds: float, loser: SearchState, target: int) 
     """The winner's CPU seconds for the bounds the loser has yet to finish up to target (its
     iteration for target took seconds; those before, foreseen back by its growth)."""
     growth = _next_cpu(winner, 1.0)
-    bound = loser.iterations[-1].bound if loser.iterations else loser.bound - 2
+    bound = finished_bound(loser)
     total, cpu = 0.0, seconds
     while bound < target:
         total += cpu
@@ -206,8 +206,7 @@ def _round(
     saved = driver.deadline, driver.listener, driver.record
     limit = time.monotonic() + 2 * max(budget, 0.0) + 0.5
     driver.deadline = limit if deadline is None else min(deadline, limit)
-    driver.listener = listener
-    driver.listener = _CpuLimit(driver, stop, c0 + budget)  # (told through to listener)
+    driver.listener = _CpuLimit(driver, stop, c0 + budget, listener)
     driver.record = None
     seconds = None
     try:
@@ -229,10 +228,7 @@ def _round(
             seconds = last[i]
     finally:
         driver.deadline, driver.listener, driver.record = saved
-    own = stop.reason in (None, "race") or (
-        stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)
-    )
-    if not own:
+    if not own_stop(stop, deadline):
         return STOPPED
     stop.clear()
     return seconds

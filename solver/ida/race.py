@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .parallel import Driver
-from .state import Iteration, Outcome, SearchState, StopFlag
+from .state import Iteration, Listener, Outcome, SearchState, StopFlag
 
 # CPU seconds: the race is run before the cheap heuristic's first iteration expected to take this
 RACE_SECONDS = 2.0
@@ -110,11 +110,23 @@ class Race:
         )
 
 
+def finished_bound(state: SearchState) -> int:
+    """The last bound the search at state has finished (its start's, less 2, before any)."""
+    return state.iterations[-1].bound if state.iterations else state.bound - 2
+
+
+def own_stop(stop: StopFlag, deadline: float | None) -> bool:
+    """Whether the stop asked for (if any) is a race's own, not the search's: none, the
+    race's CPU limit, or a leg's wall-clock limit before the search's deadline."""
+    return stop.reason in (None, "race") or (
+        stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)
+    )
+
+
 def _leg(name: str, state: SearchState, cpu: float) -> Leg:
-    bound = state.iterations[-1].bound if state.iterations else state.bound - 2
     return Leg(
         name,
-        bound,
+        finished_bound(state),
         state.total_expanded + state.unfinished_expanded,
         state.total_generated + state.unfinished_generated,
         cpu,
@@ -166,7 +178,7 @@ def race(
     # thread, as the cheap one's did: split into subtrees they cost 0.05-0.25 s of CPU each.)
     limit = time.monotonic() + 2 * first.seconds + 0.5
     strong.deadline = limit if deadline is None else min(deadline, limit)
-    strong.listener = _CpuLimit(strong, stop, c1 + first.seconds)
+    strong.listener = _CpuLimit(strong, stop, c1 + first.seconds, strong.listener)
     try:
         other = strong.start()
         last = None  # CPU seconds of the strong leg's last step, where that step searched one iteration
@@ -199,9 +211,7 @@ def race(
     # The race's own limits (CPU, or the leg's wall clock before the search's deadline) are
     # cleared whoever wins: the strong leg may finish the deciding bound just as its limit
     # passes (its tables read from a cold disk: wall far above CPU), and the winner must go on.
-    own = stop.reason in (None, "race") or (
-        stop.reason == "timeout" and (deadline is None or time.monotonic() < deadline)
-    )
+    own = own_stop(stop, deadline)
     if own:
         stop.clear()
     rounds = {
@@ -222,10 +232,13 @@ def race(
 
 
 class _CpuLimit:
-    """A listener that stops the strong leg once its driver's CPU time passes `until`."""
+    """A listener that stops a leg once its driver's CPU time passes `until`, telling inner
+    (the leg's own listener) everything."""
 
-    def __init__(self, driver: Driver, stop: StopFlag, until: float) -> None:
-        self.inner, self.driver, self.stop, self.until = driver.listener, driver, stop, until
+    def __init__(
+        self, driver: Driver, stop: StopFlag, until: float, inner: Listener | None
+    ) -> None:
+        self.inner, self.driver, self.stop, self.until = inner, driver, stop, until
 
     def iteration_started(self, bound: int, subtrees: int, estimate: float | None) -> None:
         if self.inner:
