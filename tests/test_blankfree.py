@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from patterndb import Frame, Shape, make_goal
+from patterndb.build import blankfree
 from patterndb.build.additive import build_pattern, regions_fit
 from patterndb.build.blankfree import build_blank_free
 from patterndb.files.catalog import build_pattern_file, load_pattern
@@ -35,6 +36,17 @@ def test_equals_plain_bfs_of_the_abstraction(rows, cols, cells):
     keys = np.array(list(ref))
     assert (table[rank_many(keys, shape.n)] == np.array(list(ref.values()))).all()
     assert levels == max(ref.values())
+
+
+@pytest.mark.parametrize("chunk", [7, 13])
+def test_pieces_of_a_few_ranks_give_the_same_table(monkeypatch, chunk):
+    """A level's scan passes 8 ranks at a time where none is of the level: pieces whose ends
+    are no multiple of 8 (and levels whose placements sit at a piece's last ranks) lose none."""
+    shape = Shape(3, 4)
+    whole, _, levels = build_blank_free(shape.neighbours, np.array([11, 10, 7]))
+    monkeypatch.setattr(blankfree, "CHUNK", chunk)
+    cut, _, cut_levels = build_blank_free(shape.neighbours, np.array([11, 10, 7]))
+    assert np.array_equal(cut, whole) and cut_levels == levels
 
 
 @pytest.mark.parametrize(

@@ -135,24 +135,30 @@ def raised_fields(w):
 
 
 @njit(cache=True, inline="always")
-def moved_rank(r, i, c, b, occ, weights):
-    """Rank after tile i moves from cell c to free cell b, from the rank r before.
+def moved_rank(r, i, c, b, occ, weights, used):
+    """Rank after tile i moves from cell c to free cell b, from the rank r before (used:
+    the tiles' cells, as bits).
 
     Only tiles on cells strictly between c and b change their digits: tile i's
     digit moves by |b - c| less the earlier tiles in between, each later tile
     in between by one. A horizontal move (nothing in between) changes the
-    rank by exactly weights[i]."""
+    rank by exactly weights[i]; a vertical one visits only the tiles in between."""
     lo = min(b, c)
     hi = max(b, c)
+    between = (
+        used
+        & ((np.uint64(1) << np.uint64(hi)) - np.uint64(1))
+        & ~((np.uint64(2) << np.uint64(lo)) - np.uint64(1))
+    )
     earlier = 0
     later = 0
-    for x in range(lo + 1, hi):
-        j = occ[x]
-        if j >= 0:
-            if j < i:
-                earlier += 1
-            else:
-                later += weights[j]
+    while between:
+        j = occ[lowest_bit(between)]
+        between &= between - np.uint64(1)
+        if j < i:
+            earlier += 1
+        else:
+            later += weights[j]
     if b > c:
         return r + weights[i] * (b - c - earlier) + later
     return r - weights[i] * (c - b - earlier) - later
@@ -286,7 +292,7 @@ def _expand_range(
                         b = nbrs[c, d]
                         if b < 0 or not ((region >> np.uint64(b)) & np.uint64(1)):
                             continue
-                        r2 = moved_rank(r, i, c, b, occ, weights)
+                        r2 = moved_rank(r, i, c, b, occ, weights, used)
                         free2 = (free | (np.uint64(1) << np.uint64(c))) & ~(
                             np.uint64(1) << np.uint64(b)
                         )

@@ -25,6 +25,7 @@ from functools import partial
 
 import numpy as np
 
+from ..bits import address, load_u64, prefetch
 from ..jit import njit
 from ..puzzle.ranking import num_placements, rank, unrank
 from .additive import moved_rank
@@ -38,27 +39,61 @@ PIECES = 256  # the most pieces a level is cut into
 
 @njit(cache=True, nogil=True)
 def _expand_chunk(dist, start, end, level, k, n, nbrs, weights, pos, occ):
-    """Expand the placements of distance level in ranks [start, end); returns how many there were."""
+    """Expand the placements of distance level in ranks [start, end); returns how many there were.
+
+    A placement's moves land all over the table, far beyond the caches for 5 tiles on
+    49 cells: their entries are asked for (prefetch) when the moves are made and read
+    and written one placement later, so the waits for memory overlap."""
     seen = 0
-    for r in range(start, end):
+    # the ranks of a placement's moves, in one half, while the other half's (the previous
+    # placement's) are read and written
+    ranks = np.empty(8 * k, dtype=np.int64)
+    half, waiting = 0, 0
+    at = address(dist)
+    ones = np.uint64(0x0101010101010101)
+    wanted = ones * np.uint64(level)
+    r = start - 1
+    while r + 1 < end:
+        r += 1
+        if r + 8 <= end:
+            x = load_u64(at + r) ^ wanted  # a zero byte where a placement of this level is
+            if not ((x - ones) & ~x & (ones << np.uint64(7))):
+                r += 7  # (none of these 8: a level's scan passes 8 ranks at a time)
+                continue
         if dist[r] != level:
             continue
         seen += 1
         used = unrank(r, k, n, pos)
         for i in range(k):
             occ[pos[i]] = i
+        m = 0
         for i in range(k):
             c = pos[i]
             for d in range(4):
                 b = nbrs[c, d]
                 if b < 0 or (used >> np.uint64(b)) & np.uint64(1):
                     continue
-                r2 = moved_rank(r, i, c, b, occ, weights)
-                if dist[r2] == UNREACHED:
-                    dist[r2] = level + 1
+                r2 = moved_rank(r, i, c, b, occ, weights, used)
+                prefetch(dist, r2)
+                ranks[half + m] = r2
+                m += 1
         for i in range(k):
             occ[pos[i]] = -1
+        half = 4 * k - half
+        _settle(dist, ranks, half, waiting, level)
+        waiting = m
+    _settle(dist, ranks, 4 * k - half, waiting, level)
     return seen
+
+
+@njit(cache=True, inline="always")
+def _settle(dist, ranks, at, count, level):
+    """Give the unreached placements among ranks[at:at + count] the distance level + 1 (a
+    placement of this level is never among them, so the delay changes nothing)."""
+    for j in range(at, at + count):
+        r2 = ranks[j]
+        if dist[r2] == UNREACHED:
+            dist[r2] = level + 1
 
 
 @njit(cache=True, nogil=True)
