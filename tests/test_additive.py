@@ -203,14 +203,21 @@ def test_a_levels_pieces_come_back_in_order_and_an_error_stops_the_rest():
 @pytest.mark.parametrize(
     "rows, cols, cells", [(4, 4, (0, 1, 2, 4, 5)), (3, 4, (1, 2, 5, 6)), (5, 5, (0, 1, 5))]
 )
-def test_one_pass_and_two_passes_a_level_build_the_same_table_and_words(rows, cols, cells):
+def test_one_pass_and_two_passes_a_level_build_the_same_table_and_words(
+    rows, cols, cells, monkeypatch
+):
     """Big tables expand a level in two passes (tile 0's moves apart), the others in one that
-    collects tile 0's moves for their blocks' owners: the same distances and region words."""
-    from patterndb.build.additive import build_regions
+    collects tile 0's moves for their blocks' owners, in rounds of a few blocks where a
+    level's moves would take much memory: the same distances and region words."""
+    from patterndb.build import additive
 
     shape = Shape(rows, cols)
     goal_cells = np.array(cells, dtype=np.int64)
     blank = shape.n - 1
-    one = build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=False)
-    two = build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=True)
-    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1]) and one[3] == two[3]
+    one = additive.build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=False)
+    two = additive.build_regions(shape.neighbours, cols, goal_cells, blank, two_passes=True)
+    monkeypatch.setattr(additive, "ROUND", 1)  # rounds of as many blocks as threads
+    rounds = additive.build_regions(shape.neighbours, cols, goal_cells, blank)
+    for other in (two, rounds):
+        assert np.array_equal(one[0], other[0]) and np.array_equal(one[1], other[1])
+        assert one[3] == other[3]

@@ -21,12 +21,12 @@ its distances, where 8-byte words and a second word of raises needed 41 GB).
 
 Every core works without locks or atomics. A level is one pass over the
 blocks of ranks with tile 0 on each cell, handed to the threads one at a
-time (handout.py) (tables of over 2^27 placements: two, below). Moves of
+time (handout.py) (two where a move does not fit 4 bytes, below). Moves of
 tiles 1..k-1 keep tile 0's cell, i.e. stay in the block, whose thread
 writes them at once; moves of tile 0 leave it, and
 are collected and then written by threads that each own a share of the
 blocks (apply_moves). Each frontier placement is read, and its regions
-found, once a level. Where tile 0's moves would take too much memory, a
+found, once a level. Where a rank and a field do not fit 4 bytes, a
 first pass writes the moves of tiles 1..k-1 by blocks and a second those
 of tile 0 by the sets of ranks with tile 1 on each cell, which they keep.
 """
@@ -80,6 +80,7 @@ class Layers(NamedTuple):
     marks: np.ndarray
 
 
+ROUND = 1 << 26  # placements a round of a level's blocks (build_regions)
 MAX_FREE_CELLS = 32  # a placement's fields fill at most one 64-bit word
 
 
@@ -162,6 +163,15 @@ def moved_rank(r, i, c, b, occ, weights, used):
     if b > c:
         return r + weights[i] * (b - c - earlier) + later
     return r - weights[i] * (c - b - earlier) - later
+
+
+@njit(cache=True, inline="always")
+def field_bits(n, k):
+    """Bits of a field's number among the n - k non-pattern cells (at least 1)."""
+    bits = 1
+    while (1 << bits) < n - k:
+        bits += 1
+    return bits
 
 
 @njit(cache=True)
@@ -247,7 +257,8 @@ def _expand_range(
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
     region lies above its placement's distance). With defer, tile 0's moves (which leave
     the block of ranks with tile 0's cell) are not written but returned, each as its
-    rank << 5 | its field in 4 bytes (build_regions defers only where every rank fits), for
+    rank << field_bits(n, k) | its field in 4 bytes (build_regions defers only where every
+    rank fits), for
     the thread that owns their block (apply_moves); a move whose field is already set is
     left out (a field, once set, stays set, so reading it while its owner writes its byte
     is safe). Returns (placements reached for the first
@@ -266,6 +277,7 @@ def _expand_range(
     new_fields = 0
     out = np.empty(1024 if defer else 0, dtype=np.uint32)
     moves_out = 0
+    fb = field_bits(n, k)
     end = start + count
     for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
         if not cur_marks[chunk]:
@@ -309,7 +321,7 @@ def _expand_range(
                                     more = np.empty(2 * out.size, dtype=out.dtype)
                                     more[:moves_out] = out
                                     out = more
-                                out[moves_out] = (r2 << 5) | np.int64(shift >> np.uint64(1))
+                                out[moves_out] = (r2 << fb) | np.int64(shift >> np.uint64(1))
                                 moves_out += 1
                             continue
                         w2 = _word_at(base, r2, wb, mask)
@@ -334,24 +346,26 @@ def _expand_range(
 
 
 @njit(cache=True, nogil=True)
-def apply_moves(layers, level, blocks, moves, parts, part):
-    """Write the deferred moves (_expand_range; moves: a tuple of arrays of them) whose
-    rank's block (of tile 0's cell; there are `blocks`) is part modulo parts: a thread a
-    part, each the sole writer of its blocks. Returns (new placements, new fields)."""
+def apply_moves(layers, level, blocks, fb, moves, parts, part):
+    """Write the deferred moves (_expand_range; moves: a tuple of arrays of them, each a
+    rank << fb | a field) whose rank's block (of tile 0's cell; there are `blocks`) is
+    part modulo parts: a thread a part, each the sole writer of its blocks. Returns (new
+    placements, new fields)."""
     words, dist = layers.words, layers.dist
     base, wb = address(words), words.shape[1]
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - 8 * wb)
     next_marks = layers.marks[(level + 1) % 2]
     block = dist.size // blocks
+    low = (1 << fb) - 1
     new_placements = 0
     new_fields = 0
     # (the field written as _expand_range writes it: a shared helper made the pass 2x slower)
     for some in moves:
         for e in some:
-            r2 = np.int64(e >> 5)
+            r2 = np.int64(e >> fb)
             if (r2 // block) % parts != part:
                 continue
-            shift = np.uint64(2 * (e & 31))
+            shift = np.uint64(2 * (e & low))
             w2 = _word_at(base, r2, wb, mask)
             if not ((w2 >> shift) & FIELD_MASK):
                 q = shift >> np.uint64(3)
@@ -365,10 +379,11 @@ def apply_moves(layers, level, blocks, moves, parts, part):
 
 
 @njit(cache=True, nogil=True)
-def _expand_block(layers, level, k, n, cells, weights, c0):
-    """Expand and close the frontier of the block of tile 0 on cell c0: moves of tiles
-    1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
+def _expand_block(layers, level, k, n, cells, weights, first, j):
+    """Expand and close the frontier of the block of tile 0 on cell first + j: moves of
+    tiles 1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
     block = layers.dist.size // n
+    c0 = first + j
     return _expand_range(c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights)
 
 
@@ -490,11 +505,18 @@ def build_regions(
     dist[r0] = 0
     layers = Layers(words, dist, np.zeros((2, (size >> MARK_SHIFT) + 1), dtype=np.uint8))
     layers.marks[0, r0 >> MARK_SHIFT] = 1
-    # One pass a level where a deferred move fits 4 bytes (tables up to 2^27 placements: 5x5's
-    # 6-tile, 6x6's 5-tile); larger ones (4x4's 8-tile: 519 M) keep two passes, whose memory is
-    # the table's alone (a level's moves of 8 bytes would add 0.7 GB to 7-8's 1.7 GB).
-    one_pass = size << 5 <= 1 << 32 and not two_passes
+    # One pass a level where a deferred move fits 4 bytes (5x5's 6-tile tables, 6x6's 5-tile,
+    # 4x4's 8-tile: 519 M ranks and 3 bits for the field of one of 8 cells); larger ones keep
+    # two passes, whose memory is the table's alone.
+    fb = field_bits(n, k)
+    one_pass = size << fb <= 1 << 32 and not two_passes
     cores = threads()
+    parts = min(n, cores)
+    # A level's blocks in rounds of about ROUND placements, each round's moves of tile 0
+    # written before the next (they lead to placements of the other parity, which this level
+    # neither expands nor closes): 4x4's 8-tile table in rounds of 2 of its 16 blocks, whose
+    # moves take tens of MB rather than the 300 MB of a level's.
+    per_round = max(cores, ROUND // (size // n))
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
     with ThreadPoolExecutor(cores) as pool:
@@ -505,13 +527,15 @@ def build_regions(
                 counts += hand_out(partial(_phase_b, *args), n, pool)
                 new, frontier = (sum(x) for x in zip(*counts))
             elif k > 1:
-                expand = partial(_expand_block, layers, level, k, n, cells, weights)
-                expanded = hand_out(expand, n, pool)
-                moves = tuple(m for _, _, m in expanded)
-                parts = min(n, cores)
-                apply = partial(apply_moves, layers, level, n, moves, parts)
-                counts = [x[:2] for x in expanded] + hand_out(apply, parts, pool)
-                new, frontier = (sum(x) for x in zip(*counts))
+                new, frontier = 0, 0
+                for first in range(0, n, per_round):
+                    blocks = range(first, min(n, first + per_round))
+                    expand = partial(_expand_block, layers, level, k, n, cells, weights, first)
+                    expanded = hand_out(expand, len(blocks), pool)
+                    moves = tuple(m for _, _, m in expanded)
+                    apply = partial(apply_moves, layers, level, n, fb, moves, parts)
+                    for p, f in [x[:2] for x in expanded] + hand_out(apply, parts, pool):
+                        new, frontier = new + p, frontier + f
             else:
                 new, frontier, _ = _expand_range(
                     0, size, 0, 1, True, False, layers, level, k, n, cells, weights
