@@ -80,7 +80,7 @@ class Layers(NamedTuple):
     marks: np.ndarray
 
 
-ROUND = 1 << 26  # placements a round of a level's blocks (build_regions)
+ROUND = 1 << 26  # placements a round of a level's blocks in tables over 4 * ROUND (build_regions)
 MAX_FREE_CELLS = 32  # a placement's fields fill at most one 64-bit word
 
 
@@ -512,11 +512,12 @@ def build_regions(
     one_pass = size << fb <= 1 << 32 and not two_passes
     cores = threads()
     parts = min(n, cores)
-    # A level's blocks in rounds of about ROUND placements, each round's moves of tile 0
+    # A big table's level goes in rounds of about ROUND placements, each round's moves of tile 0
     # written before the next (they lead to placements of the other parity, which this level
     # neither expands nor closes): 4x4's 8-tile table in rounds of 2 of its 16 blocks, whose
-    # moves take tens of MB rather than the 300 MB of a level's.
-    per_round = max(cores, ROUND // (size // n))
+    # moves take tens of MB rather than the 300 MB of a level's. Smaller tables (5x5's 6-tile)
+    # take a level's blocks at once, with no wait for the slowest block of each round.
+    per_round = n if size <= 4 * ROUND else max(cores, ROUND // (size // n))
     bar = LevelProgress(progress, size) if progress else None
     done, level = 1, 0
     with ThreadPoolExecutor(cores) as pool:
