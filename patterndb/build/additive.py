@@ -258,11 +258,10 @@ def _expand_range(
     region lies above its placement's distance). With defer, tile 0's moves (which leave
     the block of ranks with tile 0's cell) are not written but returned, each as its
     rank << field_bits(n, k) | its field in 4 bytes (build_regions defers only where every
-    rank fits), for
-    the thread that owns their block (apply_moves); a move whose field is already set is
-    left out (a field, once set, stays set, so reading it while its owner writes its byte
-    is safe). Returns (placements reached for the first
-    time, fields marked for the next level, the deferred moves)."""
+    rank fits), for the thread that owns their block (apply_moves); a move whose field is
+    already set is left out (a field, once set, stays set, so reading it while its owner
+    writes its byte is safe). Returns (placements reached for the first time, fields marked
+    for the next level, the deferred moves)."""
     nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
     words, dist = layers.words, layers.dist
     base, wb = address(words), words.shape[1]
@@ -530,9 +529,8 @@ def build_regions(
             elif k > 1:
                 new, frontier = 0, 0
                 for first in range(0, n, per_round):
-                    blocks = range(first, min(n, first + per_round))
                     expand = partial(_expand_block, layers, level, k, n, cells, weights, first)
-                    expanded = hand_out(expand, len(blocks), pool)
+                    expanded = hand_out(expand, min(per_round, n - first), pool)
                     moves = tuple(m for _, _, m in expanded)
                     apply = partial(apply_moves, layers, level, n, fb, moves, parts)
                     for p, f in [x[:2] for x in expanded] + hand_out(apply, parts, pool):
