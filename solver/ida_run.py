@@ -90,7 +90,13 @@ def _run(
                 )
                 for _, p in problems
             ]
-            raced = race(*legs, names, control.stop, deadline=deadline)
+            raced = race(
+                *legs,
+                names,
+                control.stop,
+                deadline=deadline,
+                warm=lambda: [hh.populate() for hh, _ in problems],
+            )
             h, problem = problems[raced.winner]
             out, resume = raced.outcome, raced.state
             log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")
