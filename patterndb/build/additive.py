@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..bits import address, flood, load_u64, lowest_bit, nth_bit, ordinal, spread
+from ..bits import address, flood, load_u64, lowest_bit, nth_bit, ordinal, popcount, spread
 from ..jit import njit
 from ..puzzle.ranking import num_placements, rank, unrank
 from .exact import UNREACHED
@@ -251,17 +251,35 @@ def _region_after_move(c, b, region, free2, cells):
 
 @njit(cache=True, nogil=True)
 def _expand_range(
-    start, count, tile_lo, tile_hi, close, defer, layers, level, k, n, cells, weights
+    start,
+    count,
+    tile_lo,
+    tile_hi,
+    close,
+    defer,
+    out,
+    moves_out,
+    layers,
+    level,
+    k,
+    n,
+    cells,
+    weights,
 ):
     """Expand the current level's frontier fields of ranks [start, start+count) by moves
     of tiles tile_lo..tile_hi-1; with close, mark the fields expanded (code 3 where the
     region lies above its placement's distance). With defer, tile 0's moves (which leave
-    the block of ranks with tile 0's cell) are not written but returned, each as its
-    rank << field_bits(n, k) | its field in 4 bytes (build_regions defers only where every
-    rank fits), for the thread that owns their block (apply_moves); a move whose field is
-    already set is left out (a field, once set, stays set, so reading it while its owner
-    writes its byte is safe). Returns (placements reached for the first time, fields marked
-    for the next level, the deferred moves)."""
+    the block of ranks with tile 0's cell) are not written but put in out from moves_out
+    on, each as its rank << field_bits(n, k) | its field in 4 bytes (build_regions defers
+    only where every rank fits), for the thread that owns their block (apply_moves); a move
+    whose field is already set is left out (a field, once set, stays set, so reading it
+    while its owner writes its byte is safe). Returns (placements reached for the first
+    time, fields marked for the next level, the moves in out, the rank it stopped before:
+    start + count, or one whose moves might not fit in out, for the caller to go on from
+    with a larger out (_expand_block)).
+
+    (out is an argument and never reassigned here: grown in this loop, its reference count
+    was raised and lowered around every move, an atomic operation each.)"""
     nbrs, nbmask, geo, regions = cells.nbrs, cells.nbmask, cells.geo, cells.regions
     words, dist = layers.words, layers.dist
     base, wb = address(words), words.shape[1]
@@ -274,8 +292,6 @@ def _expand_range(
     occ = np.full(n, -1, dtype=np.int64)  # cell -> index of the pattern tile on it
     new_placements = 0
     new_fields = 0
-    out = np.empty(1024 if defer else 0, dtype=np.uint32)
-    moves_out = 0
     fb = field_bits(n, k)
     end = start + count
     for chunk in range(start >> MARK_SHIFT, ((end - 1) >> MARK_SHIFT) + 1):
@@ -286,6 +302,8 @@ def _expand_range(
             sel = w & ~(w >> np.uint64(1)) & m1  # frontier fields (code 1)
             if not sel or (np.int64(dist[r]) - level) & 1:  # none, or the next level's
                 continue
+            if defer and moves_out + 4 * popcount(sel) > out.size:  # tile 0: 4 moves a region
+                return new_placements, new_fields, moves_out, r
             used = unrank(r, k, n, pos)
             free = full & ~used
             for i in range(k):
@@ -316,10 +334,6 @@ def _expand_range(
                         shift = np.uint64(2) * ordinal(low, free2)
                         if defer and i == 0:
                             if not ((_word_at(base, r2, wb, mask) >> shift) & FIELD_MASK):
-                                if moves_out == out.size:
-                                    more = np.empty(2 * out.size, dtype=out.dtype)
-                                    more[:moves_out] = out
-                                    out = more
                                 out[moves_out] = (r2 << fb) | np.int64(shift >> np.uint64(1))
                                 moves_out += 1
                             continue
@@ -341,7 +355,7 @@ def _expand_range(
                     )
             for i in range(k):
                 occ[pos[i]] = -1
-    return new_placements, new_fields, out[:moves_out].copy()
+    return new_placements, new_fields, moves_out, end
 
 
 @njit(cache=True, nogil=True)
@@ -382,8 +396,19 @@ def _expand_block(layers, level, k, n, cells, weights, first, j):
     """Expand and close the frontier of the block of tile 0 on cell first + j: moves of
     tiles 1..k-1 written (they stay in the block), tile 0's returned (apply_moves)."""
     block = layers.dist.size // n
-    c0 = first + j
-    return _expand_range(c0 * block, block, 0, k, True, True, layers, level, k, n, cells, weights)
+    r, end = (first + j) * block, (first + j + 1) * block
+    out = np.empty(1024, dtype=np.uint32)
+    placements, fields, moves = 0, 0, 0
+    while True:
+        p, f, moves, r = _expand_range(
+            r, end - r, 0, k, True, True, out, moves, layers, level, k, n, cells, weights
+        )
+        placements, fields = placements + p, fields + f
+        if r == end:
+            return placements, fields, out[:moves].copy()
+        more = np.empty(2 * out.size, dtype=np.uint32)
+        more[:moves] = out[:moves]
+        out = more
 
 
 @njit(cache=True, nogil=True)
@@ -391,8 +416,21 @@ def _phase_a(layers, level, k, n, cells, weights, c0):
     """Two passes a level: (new placements, new fields) of the block of tile 0 on cell c0
     by moves of tiles 1..k-1, the fields left open for _phase_b."""
     block = layers.dist.size // n
-    p, f, _ = _expand_range(
-        c0 * block, block, 1, k, False, False, layers, level, k, n, cells, weights
+    p, f, _, _ = _expand_range(
+        c0 * block,
+        block,
+        1,
+        k,
+        False,
+        False,
+        np.empty(0, dtype=np.uint32),
+        0,
+        layers,
+        level,
+        k,
+        n,
+        cells,
+        weights,
     )
     return p, f
 
@@ -407,13 +445,15 @@ def _phase_b(layers, level, k, n, cells, weights, c1):
     for c0 in range(n):
         if c0 != c1:
             d1 = c1 - (1 if c0 < c1 else 0)
-            p, f, _ = _expand_range(
+            p, f, _, _ = _expand_range(
                 c0 * block + d1 * sub,
                 sub,
                 0,
                 1,
                 True,
                 False,
+                np.empty(0, dtype=np.uint32),
+                0,
                 layers,
                 level,
                 k,
@@ -536,8 +576,21 @@ def build_regions(
                     for p, f in [x[:2] for x in expanded] + hand_out(apply, parts, pool):
                         new, frontier = new + p, frontier + f
             else:
-                new, frontier, _ = _expand_range(
-                    0, size, 0, 1, True, False, layers, level, k, n, cells, weights
+                new, frontier, _, _ = _expand_range(
+                    0,
+                    size,
+                    0,
+                    1,
+                    True,
+                    False,
+                    np.empty(0, dtype=np.uint32),
+                    0,
+                    layers,
+                    level,
+                    k,
+                    n,
+                    cells,
+                    weights,
                 )
             layers.marks[level % 2] = 0
             level += 1
