@@ -412,27 +412,21 @@ def _expand_block(layers, level, k, n, cells, weights, first, j):
 
 
 @njit(cache=True, nogil=True)
+def _written(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, weights):
+    """_expand_range with every move written at once, none deferred: (new placements, new
+    fields)."""
+    none = np.empty(0, dtype=np.uint32)
+    args = (layers, level, k, n, cells, weights)
+    p, f, _, _ = _expand_range(start, count, tile_lo, tile_hi, close, False, none, 0, *args)
+    return p, f
+
+
+@njit(cache=True, nogil=True)
 def _phase_a(layers, level, k, n, cells, weights, c0):
     """Two passes a level: (new placements, new fields) of the block of tile 0 on cell c0
     by moves of tiles 1..k-1, the fields left open for _phase_b."""
     block = layers.dist.size // n
-    p, f, _, _ = _expand_range(
-        c0 * block,
-        block,
-        1,
-        k,
-        False,
-        False,
-        np.empty(0, dtype=np.uint32),
-        0,
-        layers,
-        level,
-        k,
-        n,
-        cells,
-        weights,
-    )
-    return p, f
+    return _written(c0 * block, block, 1, k, False, layers, level, k, n, cells, weights)
 
 
 @njit(cache=True, nogil=True)
@@ -445,21 +439,8 @@ def _phase_b(layers, level, k, n, cells, weights, c1):
     for c0 in range(n):
         if c0 != c1:
             d1 = c1 - (1 if c0 < c1 else 0)
-            p, f, _, _ = _expand_range(
-                c0 * block + d1 * sub,
-                sub,
-                0,
-                1,
-                True,
-                False,
-                np.empty(0, dtype=np.uint32),
-                0,
-                layers,
-                level,
-                k,
-                n,
-                cells,
-                weights,
+            p, f = _written(
+                c0 * block + d1 * sub, sub, 0, 1, True, layers, level, k, n, cells, weights
             )
             placements += p
             fields += f
@@ -576,22 +557,7 @@ def build_regions(
                     for p, f in [x[:2] for x in expanded] + hand_out(apply, parts, pool):
                         new, frontier = new + p, frontier + f
             else:
-                new, frontier, _, _ = _expand_range(
-                    0,
-                    size,
-                    0,
-                    1,
-                    True,
-                    False,
-                    np.empty(0, dtype=np.uint32),
-                    0,
-                    layers,
-                    level,
-                    k,
-                    n,
-                    cells,
-                    weights,
-                )
+                new, frontier = _written(0, size, 0, 1, True, layers, level, k, n, cells, weights)
             layers.marks[level % 2] = 0
             level += 1
             done += new
