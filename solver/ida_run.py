@@ -95,7 +95,7 @@ def _run(
                 names,
                 control.stop,
                 deadline=deadline,
-                warm=lambda: [hh.populate() for hh, _ in problems],
+                warm=lambda: [hh.populate(settle=True) for hh, _ in problems],
             )
             h, problem = problems[raced.winner]
             out, resume = raced.outcome, raced.state

@@ -99,14 +99,14 @@ def test_a_race_spec_solves_optimally_and_reports_the_race(pdb_dir):
 
 def test_a_race_maps_both_legs_tables_before_either_leg_searches(pdb_dir, monkeypatch):
     """Each leg's CPU is weighed warm: both heuristics' tables are mapped into the process
-    (Heuristic.populate) once, before the cheap leg's first iteration, so that neither leg
-    pays for first reads of its pages. Checked through solve: the warm call is made by the
-    API's raced search, and no leg has expanded a node when it comes."""
+    (Heuristic.populate, settled: a byte of each page read) once, before the cheap leg's
+    first iteration, so that neither leg pays for first reads of its pages. Checked through
+    solve: the API's raced search makes the warm call, before any leg has started."""
     from solver.heuristics import Heuristic
     from solver.ida import race as race_module
 
     seen, started = [], []
-    monkeypatch.setattr(Heuristic, "populate", lambda h: seen.append(h.name) or True)
+    monkeypatch.setattr(Heuristic, "populate", lambda h, settle=False: seen.append(settle) or True)
     real_start = race_module.Driver.start
 
     def start(driver):
@@ -116,7 +116,7 @@ def test_a_race_maps_both_legs_tables_before_either_leg_searches(pdb_dir, monkey
     monkeypatch.setattr(race_module.Driver, "start", start)
     sol = solve(BOARD, goal="blank-first", pattern="5-5-5|5-5-5", data_dir=pdb_dir, jobs=1)
     assert sol.length == LENGTH and sol.race is not None
-    assert len(seen) == 2 and started and started[0] == 2, (seen, started)
+    assert seen == [True, True] and started and started[0] == 2, (seen, started)
 
 
 def test_a_raced_search_checkpoints_its_winner_and_resumes_without_racing(pdb_dir, tmp_path):

@@ -93,7 +93,7 @@ def map_tables(
     return data, np.array(offsets, dtype=np.int64), all_attrs
 
 
-def populate(data: np.ndarray) -> bool:
+def populate(data: np.ndarray, settle: bool = False) -> bool:
     """Map every page of an array of map_tables into this process at once (Linux 5.14's
     MADV_POPULATE_READ; nothing is copied: the pages are the page cache's); False where the
     platform cannot (then each page is mapped when a search first reads it, as before).
@@ -105,11 +105,12 @@ def populate(data: np.ndarray) -> bool:
     first, as a race of two heuristics does (solver.ida.race); a single short search does not
     (it reads a third of them).
 
-    Then a byte of every page is read, in address order. Where the call had to read the
-    files from disk, the first random reads of the new pages were 5x dearer than later ones
-    on the 2-core VM (20 M random reads of cr14's 2 GB: 2.5 s of CPU, then 0.47 s), and a
-    race (solver.ida.race) charged that to the leg with the most tables; reading one byte
-    per page in order settles it in 0.09 s, and costs 15 ms where the pages were cached."""
+    settle: then read a byte of every page, in address order. Where the call had to read
+    the files from disk, the first random reads of the new pages were 5x dearer than later
+    ones on the 2-core VM (20 M random reads of cr14's 2 GB: 2.5 s of CPU, then 0.47 s), and
+    a race (solver.ida.race) charged that to the leg with the most tables; reading a byte a
+    page in order settles it in 0.09 s, and takes about 15 ms where the pages were cached
+    (a race, a few seconds long at least, settles; a batch of 15-puzzles, 0.3 s, does not)."""
     libc = _libc()
     if libc is None or data.size == 0:
         return False
@@ -118,7 +119,8 @@ def populate(data: np.ndarray) -> bool:
     end = data.ctypes.data + data.nbytes
     if libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), _MADV_POPULATE_READ):
         return False
-    data[(-data.ctypes.data) % page :: page].max(initial=0)
+    if settle:
+        data[(-data.ctypes.data) % page :: page].max(initial=0)
     return True
 
 

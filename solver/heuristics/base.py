@@ -45,10 +45,11 @@ class Heuristic:
             k.h_full(tiles, board.positions(), self.H, np.zeros(G, np.int64), np.zeros(G, np.int64))
         )
 
-    def populate(self) -> bool:
+    def populate(self, settle: bool = False) -> bool:
         """Map every page of its tables into the process now (patterndb.files.mapping.populate: what
-        a batch of boards does before its searches); False where that is not possible."""
-        return populate(self.H[TABLE])
+        a batch of boards does before its searches; settle: and read a byte of each, as a race
+        does); False where that is not possible."""
+        return populate(self.H[TABLE], settle)
 
 
 def kernel_tuple(
