@@ -90,13 +90,12 @@ def _run(
                 )
                 for _, p in problems
             ]
-            raced = race(
-                *legs,
-                names,
-                control.stop,
-                deadline=deadline,
-                warm=lambda: [hh.populate(settle=True) for hh, _ in problems],
-            )
+            # Both sides' tables mapped in and their pages read once before either leg runs, so
+            # that neither leg's CPU pays for first reads: a catalogue whose tables had just
+            # been read from disk took twice its CPU for the deciding bound and lost the race.
+            for hh, _ in problems:
+                hh.populate(settle=True)
+            raced = race(*legs, names, control.stop, deadline=deadline)
             h, problem = problems[raced.winner]
             out, resume = raced.outcome, raced.state
             log(f"raced {names[0]} against {names[1]}: {h.name} searches on ({raced.summary()})")

@@ -416,8 +416,9 @@ def _written(start, count, tile_lo, tile_hi, close, layers, level, k, n, cells, 
     """_expand_range with every move written at once, none deferred: (new placements, new
     fields)."""
     none = np.empty(0, dtype=np.uint32)
-    args = (layers, level, k, n, cells, weights)
-    p, f, _, _ = _expand_range(start, count, tile_lo, tile_hi, close, False, none, 0, *args)
+    p, f, _, _ = _expand_range(
+        start, count, tile_lo, tile_hi, close, False, none, 0, layers, level, k, n, cells, weights
+    )
     return p, f
 
 

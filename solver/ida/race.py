@@ -35,7 +35,6 @@ second or two is raced again before the big ones (lookahead.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,20 +148,14 @@ def race(
     stop: StopFlag,
     seconds: float | None = None,
     deadline: float | None = None,
-    warm: Callable[[], object] | None = None,
 ) -> Race:
     """Race two drivers of one board (see the module docstring) before the cheap one's
     iteration expected to take `seconds` (default RACE_SECONDS); deadline: the search's own
-    time limit (time.monotonic()), which ends the race like any stop. warm: called first, to
-    map both legs' tables into the process (Heuristic.populate), so that neither leg's CPU
-    time counts its first reads of pages (page faults, and on a VM the first touches of pages
-    just read from disk: a catalogue's 2 GB read cold took 0.7-0.8 s of CPU for a bound that
-    takes 0.4 s warm, and lost a race it wins warm).
-    """
+    time limit (time.monotonic()), which ends the race like any stop. Each leg's CPU time
+    counts its first reads of its tables' pages: the caller maps both sides' tables first
+    (Heuristic.populate with settle, as solver.ida_run does)."""
     if seconds is None:
         seconds = RACE_SECONDS
-    if warm is not None:
-        warm()
     c0 = cheap.cpu
     state = cheap.start()
     if np.array_equal(cheap.problem.tiles, cheap.problem.goal):
