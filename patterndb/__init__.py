@@ -13,6 +13,7 @@ _EXPORTS = {
     "parse_board": ".puzzle.board",
     "random_board": ".puzzle.board",
     "scramble": ".puzzle.board",
+    "scramble_to": ".puzzle.board",
     "BoardError": ".errors",
     "PatternError": ".errors",
     "PuzzleError": ".errors",

@@ -14,6 +14,7 @@ from patterndb import (
     parse_board,
     random_board,
     scramble,
+    scramble_to,
 )
 
 from . import naive
@@ -133,6 +134,23 @@ def test_scramble_walks_by_legal_moves(shape, moves, seed):
             nb = b.move_blank(int(c))
             assert is_solvable(nb, g)
             assert int((nb.tiles != b.tiles).sum()) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes, st.integers(0, 30), st.integers(0, 2**32 - 1))
+def test_scramble_to_stops_at_the_manhattan_distance_asked(shape, md, seed):
+    g = make_goal(shape, "blank-first")
+    goal, cols = tuple(g.tiles.tolist()), shape.cols
+    try:
+        b = scramble_to(g, md, np.random.default_rng(seed), max_moves=20_000)
+    except ValueError as e:  # beyond what the board's walks reach (a 2x2 reaches at most 4)
+        assert f"no board at Manhattan distance {md}" in str(e)
+        return
+    assert naive.manhattan(tuple(b.tiles.tolist()), goal, cols) == md
+    assert is_solvable(b, g)
+    assert scramble_to(g, md, np.random.default_rng(seed), max_moves=20_000) == b  # seeded
+    with pytest.raises(ValueError, match="at least 0"):
+        scramble_to(g, -1, np.random.default_rng(seed))
 
 
 def test_unsolvable_flips_parity():

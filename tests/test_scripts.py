@@ -55,6 +55,7 @@ def test_scripts_holds_only_the_tools_the_docs_name():
         "damage_trials.py",
         "bench_page.py",
         "bench_within.py",
+        "make_scrambled.py",
     }
     assert {p.name for p in SCRIPTS.iterdir() if p.is_file()} == tools
 
@@ -135,8 +136,9 @@ def test_bench_within_checks_each_bound(pdb_dir):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "within 1.1 proven in 60 s: 2 of 2 boards" in r.stdout
     rows = [ln.split() for ln in r.stdout.splitlines()[1:3]]
+    lengths = sorted(int(row[1]) for row in rows)
     assert (
-        f"length: mean {sum(int(row[1]) for row in rows) / 2:.1f}, lower bound: mean "
+        f"length: mean {sum(lengths) / 2:.1f} ({lengths[0]}-{lengths[1]}), lower bound: mean "
         f"{sum(int(row[2]) for row in rows) / 2:.1f}" in r.stdout
     )
     r = run(*PY, "scripts/bench_within.py", "--size", "4", "--random", "2", "--seed", "3", *common)
@@ -149,6 +151,41 @@ def test_bench_within_checks_each_bound(pdb_dir):
     ]
     bad = run(*PY, "scripts/bench_within.py", "--random", "2", "3", *common)
     assert bad.returncode == 2 and "makes boards 1 to 2: got [3]" in bad.stderr
+
+
+def test_bench_within_runs_anytime_on_every_board_of_a_file_without_optima(pdb_dir, tmp_path):
+    """A set like the scrambled ones: cells only, every line searched when none is named."""
+    boards = [ln.rsplit(" ", 1)[0] for ln in (ROOT / "data/korf100.txt").read_text().splitlines()]
+    boards = [b for b in boards if b and not b.startswith("#")][:2]
+    f = tmp_path / "two.txt"
+    f.write_text("# two boards, no optimum\n" + "\n".join(boards) + "\n")
+    r = run(
+        *PY,
+        "scripts/bench_within.py",
+        "--file",
+        str(f),
+        "--anytime",
+        *("--pattern", "5-5-5", "--data-dir", str(pdb_dir), "--timeout", "60", "-j", "2"),
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "optimal proven in 60 s: 2 of 2 boards" in r.stdout
+    assert [ln.split()[0] for ln in r.stdout.splitlines()[1:3]] == ["1", "2"]
+
+
+def test_make_scrambled_sets_are_as_their_script_makes_them():
+    """The scrambled 35- and 48-puzzles: their seed and generator make the files again, and
+    their Manhattan distances lie in DeepCubeA's ranges around its means."""
+    r = run(*PY, "scripts/make_scrambled.py", "--check")
+    assert r.returncode == 0 and r.stdout.count("as made") == 2, r.stdout + r.stderr
+    from tests import naive
+
+    for name, side, mean, low, high in (("35", 6, 91.8, 65, 128), ("48", 7, 195.1, 104, 246)):
+        lines = (ROOT / f"data/scrambled{name}.txt").read_text().splitlines()
+        rows = [tuple(map(int, ln.split())) for ln in lines if not ln.startswith("#")]
+        goal = tuple(range(side * side))
+        mds = [naive.manhattan(row, goal, side) for row in rows]
+        assert len(rows) == 100 and all(low <= m <= high for m in mds)
+        assert abs(sum(mds) / len(mds) - mean) < 3
 
 
 def test_bench_korf24_takes_lines_or_a_random_sample(pdb_dir):

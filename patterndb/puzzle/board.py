@@ -275,6 +275,36 @@ def random_board(shape: Shape, goal: Board, rng: np.random.Generator) -> Board:
     return board
 
 
+def scramble_to(
+    goal: Board, manhattan: int, rng: np.random.Generator, max_moves: int = 10_000_000
+) -> Board:
+    """A random walk of the blank from the goal (never undoing the last move) that stops
+    the first time the tiles' Manhattan distance from the goal is manhattan: boards like a
+    scrambled test set's, made to its distances rather than to its scrambles' lengths.
+    Raises ValueError if none is met in max_moves moves."""
+    shape = goal.shape
+    if manhattan < 0:
+        raise ValueError(f"a Manhattan distance is at least 0, not {manhattan}")
+    tiles = goal.tiles.copy()
+    home = goal.positions()
+    cols, nb = shape.cols, shape.neighbours
+    b, prev, md = goal.blank, -1, 0
+    for _ in range(max_moves):
+        if md == manhattan:
+            return Board(shape, tiles)
+        options = [int(c) for c in nb[b] if c >= 0 and c != prev]
+        c = options[rng.integers(len(options))]
+        t = tiles[c]
+        h = home[t]
+        md += abs(b // cols - h // cols) + abs(b % cols - h % cols)
+        md -= abs(c // cols - h // cols) + abs(c % cols - h % cols)
+        tiles[b], tiles[c] = t, 0
+        prev, b = b, c
+    if md == manhattan:
+        return Board(shape, tiles)
+    raise ValueError(f"no board at Manhattan distance {manhattan} in {max_moves:,} moves")
+
+
 def scramble(goal: Board, moves: int, rng: np.random.Generator) -> Board:
     """A random walk of the blank from the goal, never undoing the last move."""
     tiles = goal.tiles.copy()
