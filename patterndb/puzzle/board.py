@@ -275,6 +275,22 @@ def random_board(shape: Shape, goal: Board, rng: np.random.Generator) -> Board:
     return board
 
 
+def _walk(goal: Board, rng: np.random.Generator):
+    """The blank's random walk from the goal, never undoing the last move: after each move,
+    (the tiles, the moved tile, the cell it left, the cell it came to). The tiles are one
+    array, changed in place."""
+    tiles = goal.tiles.copy()
+    nb = goal.shape.neighbours
+    b, prev = goal.blank, -1
+    while True:
+        options = [int(c) for c in nb[b] if c >= 0 and c != prev]
+        c = options[rng.integers(len(options))]
+        t = int(tiles[c])
+        tiles[b], tiles[c] = t, 0
+        yield tiles, t, c, b
+        prev, b = b, c
+
+
 def scramble_to(
     goal: Board, manhattan: int, rng: np.random.Generator, max_moves: int = 10_000_000
 ) -> Board:
@@ -285,34 +301,20 @@ def scramble_to(
     shape = goal.shape
     if manhattan < 0:
         raise ValueError(f"a Manhattan distance is at least 0, not {manhattan}")
-    tiles = goal.tiles.copy()
+    if manhattan == 0:
+        return goal
     home = goal.positions()
-    cols, nb = shape.cols, shape.neighbours
-    b, prev, md = goal.blank, -1, 0
-    for _ in range(max_moves):
+    md = 0
+    for _, (tiles, t, left, to) in zip(range(max_moves), _walk(goal, rng)):
+        md += shape.manhattan(to, home[t]) - shape.manhattan(left, home[t])
         if md == manhattan:
             return Board(shape, tiles)
-        options = [int(c) for c in nb[b] if c >= 0 and c != prev]
-        c = options[rng.integers(len(options))]
-        t = tiles[c]
-        h = home[t]
-        md += abs(b // cols - h // cols) + abs(b % cols - h % cols)
-        md -= abs(c // cols - h // cols) + abs(c % cols - h % cols)
-        tiles[b], tiles[c] = t, 0
-        prev, b = b, c
-    if md == manhattan:
-        return Board(shape, tiles)
     raise ValueError(f"no board at Manhattan distance {manhattan} in {max_moves:,} moves")
 
 
 def scramble(goal: Board, moves: int, rng: np.random.Generator) -> Board:
     """A random walk of the blank from the goal, never undoing the last move."""
-    tiles = goal.tiles.copy()
-    nb = goal.shape.neighbours
-    b, prev = goal.blank, -1
+    tiles, walk = goal.tiles, _walk(goal, rng)
     for _ in range(moves):
-        options = [int(c) for c in nb[b] if c >= 0 and c != prev]
-        c = options[rng.integers(len(options))]
-        tiles[b], tiles[c] = tiles[c], 0
-        prev, b = b, c
+        tiles = next(walk)[0]
     return Board(goal.shape, tiles)
